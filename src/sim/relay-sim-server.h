@@ -1,0 +1,34 @@
+/* relay-sim-server.h: the simulated relay, an OpenAI- and Anthropic-style streaming server
+ * on a thread of its own, with delays and faults set by a profile.
+ *
+ * Copyright 2026 The Relayscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "relay-sim-profile.h"
+
+G_BEGIN_DECLS
+
+#define RELAY_TYPE_SIM_SERVER (relay_sim_server_get_type())
+
+G_DECLARE_FINAL_TYPE (RelaySimServer, relay_sim_server, RELAY, SIM_SERVER, GObject)
+
+RelaySimServer *relay_sim_server_new          (const RelaySimProfile *profile);
+/* Listens on 127.0.0.1 (port 0 picks a free one), over TLS when tls is TRUE (the test
+ * certificate is built in), and serves on a thread with its own GMainContext. */
+gboolean        relay_sim_server_start        (RelaySimServer  *self,
+                                               guint            port,
+                                               gboolean         tls,
+                                               GError         **error);
+void            relay_sim_server_stop         (RelaySimServer  *self);
+guint           relay_sim_server_get_port     (RelaySimServer  *self);
+/* "http://127.0.0.1:PORT" or "https://…"; host replaces 127.0.0.1 when not NULL. */
+char           *relay_sim_server_dup_root_url (RelaySimServer  *self,
+                                               const char      *host);
+guint           relay_sim_server_get_n_requests (RelaySimServer *self);
+
+G_END_DECLS
