@@ -1,2 +1,24 @@
+/* main.c: relayscope-cli's entry point.
+ *
+ * Copyright 2026 The Relayscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
 #include "config.h"
-int main (void) { return 0; }
+
+#include <glib/gi18n.h>
+#include <locale.h>
+
+#include "relay-cli.h"
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  return relay_cli_run (argc, argv);
+}
