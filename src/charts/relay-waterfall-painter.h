@@ -121,6 +121,7 @@ gboolean               relay_waterfall_painter_get_show_axis   (RelayWaterfallPa
  * The widget sets it from its vertical adjustment; exports leave it at 0. */
 void                   relay_waterfall_painter_set_scroll_offset (RelayWaterfallPainter *self,
                                                                double                 offset);
+double                 relay_waterfall_painter_get_scroll_offset (RelayWaterfallPainter *self);
 /* A row drawn with the highlight colour (selection); NULL for none. Not referenced. */
 void                   relay_waterfall_painter_set_selected   (RelayWaterfallPainter *self,
                                                                RelayTrace            *trace);
