@@ -48,6 +48,8 @@ typedef struct
   gsize         fault_bytes;           /* for HUGE_LINE */
   char         *model;                 /* reported model; NULL echoes the requested one */
   guint32       seed;                  /* jitter and fault dice; 0 = random */
+  char         *fault_cycle;           /* "http-429|reset|…": a faulty request takes the next
+                                        * of these instead of fault (NULL: always fault) */
 } RelaySimProfile;
 
 /* Named profiles: "fast", "congested", "buffering", "reasoning", "flaky". */
@@ -66,5 +68,10 @@ gboolean         relay_sim_profile_apply_overrides (RelaySimProfile   *profile,
 void             relay_sim_profile_copy        (const RelaySimProfile *src,
                                                 RelaySimProfile       *dest);
 void             relay_sim_profile_clear       (RelaySimProfile       *profile);
+
+/* "http-429", "reset", … ("none" for RELAY_SIM_FAULT_NONE). */
+const char      *relay_sim_fault_to_string     (RelaySimFault          fault);
+gboolean         relay_sim_fault_from_string   (const char            *str,
+                                                RelaySimFault         *fault);
 
 G_END_DECLS

@@ -16,5 +16,7 @@ void relay_sim_resolver_install   (void);
 /* Delay for a host under .relayscope.test (NULL: the default for all of them). */
 void relay_sim_resolver_set_delay (const char *host,
                                    guint       delay_ms);
+/* How many lookups went to the resolver the fake one replaced (for tests). */
+guint relay_sim_resolver_get_n_forwarded (void);
 
 G_END_DECLS

@@ -31,4 +31,16 @@ char           *relay_sim_server_dup_root_url (RelaySimServer  *self,
                                                const char      *host);
 guint           relay_sim_server_get_n_requests (RelaySimServer *self);
 
+/* As start, on one address ("127.0.0.1", "::1", "0.0.0.0"…; NULL: 127.0.0.1 and, when it
+ * can, ::1 on the same port). */
+gboolean        relay_sim_server_start_on     (RelaySimServer  *self,
+                                               const char      *address,
+                                               guint            port,
+                                               gboolean         tls,
+                                               GError         **error);
+/* Requests still being answered (a stream in progress, a delay not yet elapsed). */
+guint           relay_sim_server_get_n_active (RelaySimServer  *self);
+/* The built-in test certificate (PEM), which is also its own CA. */
+GBytes         *relay_sim_server_get_certificate_pem (void);
+
 G_END_DECLS
