@@ -129,7 +129,8 @@ group_clear (Group *group)
 
 /* A cancelled probe says nothing about the endpoint: the user stopped it. It is left out
  * of both n and errors. Failed probes count in n and errors but not in the figures, which
- * describe the probes that worked. */
+ * describe the probes that worked. Rows come in the order their endpoint × model first
+ * appears among the traces. */
 GPtrArray *
 relay_summarize (RelaySession *session)
 {
@@ -157,7 +158,7 @@ relay_summarize (RelaySession *session)
       Group *group = NULL;
       gboolean estimated = FALSE;
 
-      if (run == NULL || error_stage == RELAY_ERROR_STAGE_CANCELLED)
+      if (run == NULL)
         continue;
 
       endpoint = relay_run_get_endpoint (run);
@@ -190,6 +191,11 @@ relay_summarize (RelaySession *session)
           group = &g_array_index (groups, Group, groups->len - 1);
         }
 
+      /* The row still appears where the probe did, so rows keep their order while
+       * probes are live; a cancelled probe just adds nothing to it. */
+      if (error_stage == RELAY_ERROR_STAGE_CANCELLED)
+        continue;
+
       group->row->n++;
 
       if (error_stage != RELAY_ERROR_STAGE_NONE)
@@ -211,15 +217,18 @@ relay_summarize (RelaySession *session)
             }
 
           value = relay_trace_get_metric (trace, m);
-          if (!isnan (value))
-            g_array_append_val (group->values[m], value);
-        }
+          if (isnan (value))
+            continue;
 
-      if (relay_trace_get_n_chunks (trace) >= 2 || relay_trace_get_usage (trace)->completion_tokens >= 0)
-        {
-          relay_trace_get_output_tokens (trace, &estimated);
-          if (estimated)
-            group->row->tokens_estimated = TRUE;
+          g_array_append_val (group->values[m], value);
+
+          /* Say so when a rate in the row rests on guessed token counts. */
+          if (m == RELAY_METRIC_TOKENS_PER_SECOND)
+            {
+              relay_trace_get_output_tokens (trace, &estimated);
+              if (estimated)
+                group->row->tokens_estimated = TRUE;
+            }
         }
     }
 
