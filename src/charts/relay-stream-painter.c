@@ -19,7 +19,7 @@
 
 #define PAD            8.0
 #define TITLE_HEIGHT   26.0
-#define AXIS_LEFT      60.0
+#define AXIS_LEFT      78.0
 #define AXIS_BOTTOM    40.0
 #define LEGEND_LINE    18.0
 #define LEGEND_MAX     12
@@ -357,7 +357,7 @@ n_legend_items (RelayStreamPainter *self)
 static double
 legend_item_width (RelayStreamPainter *self)
 {
-  return self->mode == RELAY_STREAM_MODE_DISTRIBUTION ? 340.0 : 200.0;
+  return self->mode == RELAY_STREAM_MODE_DISTRIBUTION ? 480.0 : 200.0;
 }
 
 static double
@@ -1116,7 +1116,7 @@ draw_axes (RelayStreamPainter *self,
       relay_chart_set_source_color (cr, &self->style.grid);
       cairo_rectangle (cr, a->x, y, a->width, 1);
       cairo_fill (cr);
-      show_text (cr, layout, text, &self->style.muted, 0, y, a->x - 6, PANGO_ALIGN_RIGHT);
+      show_text (cr, layout, text, &self->style.muted, 20, y, a->x - 26, PANGO_ALIGN_RIGHT);
     }
 
   relay_chart_set_source_color (cr, &self->style.foreground);
@@ -1374,6 +1374,22 @@ draw_distribution (RelayStreamPainter *self,
   cairo_restore (cr);
 }
 
+/* Measured values to about three significant digits: "23.9 ms", not "23.851 ms". */
+static char *
+format_measured_ms (double ms)
+{
+  double rounded;
+
+  if (fabs (ms) >= 100)
+    rounded = round (ms);
+  else if (fabs (ms) >= 10)
+    rounded = round (ms * 10) / 10;
+  else
+    rounded = round (ms * 100) / 100;
+
+  return relay_chart_format_ms (rounded);
+}
+
 static void
 draw_legend (RelayStreamPainter *self,
              cairo_t            *cr,
@@ -1401,9 +1417,9 @@ draw_legend (RelayStreamPainter *self,
           if (distribution)
             {
               const Group *group = g_ptr_array_index (self->groups, i);
-              g_autofree char *p50 = relay_chart_format_ms (group->p50);
-              g_autofree char *p95 = relay_chart_format_ms (group->p95);
-              g_autofree char *p99 = relay_chart_format_ms (group->p99);
+              g_autofree char *p50 = format_measured_ms (group->p50);
+              g_autofree char *p95 = format_measured_ms (group->p95);
+              g_autofree char *p99 = format_measured_ms (group->p99);
 
               /* TRANSLATORS: legend of the gap distribution: group, then percentiles */
               text = g_strdup_printf (_("%s  p50 %s · p95 %s · p99 %s"), group->label, p50, p95, p99);
@@ -1424,7 +1440,7 @@ draw_legend (RelayStreamPainter *self,
 
           if (self->mode == RELAY_STREAM_MODE_CUMULATIVE)
             break;
-          ms = relay_chart_format_ms (threshold);
+          ms = format_measured_ms (threshold);
           text = g_strdup_printf (_("Stall threshold %s"), ms);
           relay_chart_set_source_color (cr, &self->style.error);
           cairo_rectangle (cr, x, y - 0.5, 5, 1);

@@ -1486,7 +1486,8 @@ draw_legend (RelayWaterfallPainter *self,
           cairo_line_to (cr, x + 6, y + 10);
           cairo_close_path (cr);
           cairo_fill (cr);
-          text = _("First token");
+          /* TRANSLATORS: legend entry of the marker at the first token */
+          text = _("TTFT");
         }
 
       show_text (cr, layout, text, &self->style.foreground, x + 16, y + 9,
