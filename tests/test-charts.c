@@ -450,6 +450,14 @@ test_waterfall_live (void)
   relay_waterfall_painter_get_view (painter, &t0, &t1);
   g_assert_cmpfloat (t1, >=, 2000);
 
+  /* Once it ends (at 650 ms) it stops growing, even before the painter re-reads it. */
+  relay_trace_set_mark (trace, RELAY_MARK_END, MS (650));
+  relay_waterfall_painter_set_view (painter, 0, 1000);
+  relay_waterfall_painter_draw (painter, canvas.cr, 1000, 100);
+  assert_pixel_color (canvas.surface, x, y, &style->background, "finished, beyond its end");
+  x = relay_waterfall_painter_time_to_x (painter, 1000, 600);
+  assert_pixel_color (canvas.surface, x, y, relay_chart_stage_color (RELAY_STAGE_WAIT, FALSE), "finished, before its end");
+
   canvas_free (&canvas);
 }
 

@@ -194,11 +194,29 @@ stage_after_mark (RelayMark mark)
     }
 }
 
+/* Rows remember whether their trace was live when the rows were built; the trace may have
+ * finished since, and then it must stop growing even before the next rebuild. */
 static gboolean
 row_is_live (RelayWaterfallPainter *self,
              const Row             *row)
 {
-  return row->live && self->now_us > 0 && relay_trace_get_mono_start (row->trace) > 0;
+  return row->live &&
+         self->now_us > 0 &&
+         relay_trace_get_mono_start (row->trace) > 0 &&
+         !relay_trace_is_finished (row->trace);
+}
+
+/* Live traces gain marks between rebuilds, so read the first token from the trace. */
+static double
+row_ttft_ms (const Row *row)
+{
+  gint64 ttft;
+
+  if (!row->live)
+    return row->ttft_ms;
+
+  ttft = relay_trace_get_mark (row->trace, RELAY_MARK_FIRST_TOKEN);
+  return ttft != RELAY_TIME_NONE ? us_to_ms (ttft) : NAN;
 }
 
 /* The trace's segments, with the in-progress stage of a live trace extended to now. */
@@ -243,6 +261,8 @@ row_end_ms (RelayWaterfallPainter *self,
 {
   double end = row->end_ms;
 
+  if (row->live)
+    end = us_to_ms (trace_last_mark (row->trace, NULL));
   if (row_is_live (self, row))
     end = MAX (end, us_to_ms (self->now_us - relay_trace_get_mono_start (row->trace)));
 
@@ -1221,15 +1241,15 @@ row_status (RelayWaterfallPainter *self,
       return g_strdup (kind);
     }
 
-  if (!isnan (row->ttft_ms))
+  if (!isnan (row_ttft_ms (row)))
     {
-      g_autofree char *ms = relay_chart_format_ms (round (row->ttft_ms));
+      g_autofree char *ms = relay_chart_format_ms (round (row_ttft_ms (row)));
 
       /* TRANSLATORS: time to first token, shown beside a waterfall row */
       return g_strdup_printf (_("TTFT %s"), ms);
     }
 
-  if (row->live)
+  if (row->live && !relay_trace_is_finished (row->trace))
     return g_strdup (_("live"));
 
   return NULL;
@@ -1370,9 +1390,9 @@ draw_row (RelayWaterfallPainter *self,
     end_x = round (time_to_x (us_to_ms (segments[n - 1].end_us) + row->offset_ms, t0, t1, x0, x1));
 
   /* TTFT marker: a small triangle above the bar. */
-  if (!isnan (row->ttft_ms))
+  if (!isnan (row_ttft_ms (row)))
     {
-      double tx = time_to_x (row->ttft_ms + row->offset_ms, t0, t1, x0, x1);
+      double tx = time_to_x (row_ttft_ms (row) + row->offset_ms, t0, t1, x0, x1);
 
       if (tx >= x0 - 4 && tx <= x1 + 4)
         {
