@@ -437,6 +437,32 @@ test_server_headers (void)
 }
 
 static void
+test_invalid_utf8 (void)
+{
+  g_autoptr(RelayTrace) trace = relay_trace_new (0, 0);
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  /* Whatever bytes a server sends, the file must stay valid JSON (UTF-8). */
+  relay_trace_add_server_header (trace, "x-\xc3(", "caf\xe9");
+  relay_trace_add_raw_event (trace, "m\xff", "{\"t\":\"\xfe\"}");
+  relay_trace_set_model_reported (trace, "model-\x80");
+  relay_trace_set_error (trace, RELAY_ERROR_STAGE_PARSE, "bad\xc0", "msg\xff");
+
+  g_assert_true (g_utf8_validate (relay_trace_get_server_header (trace, "x-\xef\xbf\xbd("), -1, NULL));
+  g_assert_true (g_utf8_validate (relay_trace_get_raw_events (trace)[0], -1, NULL));
+  g_assert_true (g_utf8_validate (relay_trace_get_model_reported (trace), -1, NULL));
+
+  node = relay_trace_to_json (trace);
+  text = json_to_string (node, FALSE);
+  back = json_from_string (text, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back);
+}
+
+static void
 on_changed (RelayTrace *trace,
             guint      *count)
 {
@@ -759,6 +785,7 @@ main (int   argc,
   g_test_add_func ("/trace/tokens", test_tokens);
   g_test_add_func ("/trace/raw-event-cap", test_raw_event_cap);
   g_test_add_func ("/trace/server-headers", test_server_headers);
+  g_test_add_func ("/trace/invalid-utf8", test_invalid_utf8);
   g_test_add_func ("/trace/changed-signal", test_changed_signal);
   g_test_add_func ("/trace/json/round-trip", test_json_round_trip);
   g_test_add_func ("/trace/json/error-and-extras", test_json_error_and_extras);

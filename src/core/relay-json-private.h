@@ -15,6 +15,17 @@
 
 G_BEGIN_DECLS
 
+/* A copy that is valid UTF-8: servers send what they like, and one bad byte in a header
+ * would make the saved session a file that JSON readers refuse. */
+static inline char *
+_relay_strdup_utf8 (const char *value)
+{
+  if (value == NULL || g_utf8_validate (value, -1, NULL))
+    return g_strdup (value);
+
+  return g_utf8_make_valid (value, -1);
+}
+
 /* Replaces a string member; TRUE when it changed (g_set_str is newer than GLib 2.74). */
 static inline gboolean
 _relay_str_set (char       **ptr,
@@ -25,7 +36,7 @@ _relay_str_set (char       **ptr,
   if (g_strcmp0 (*ptr, value) == 0)
     return FALSE;
 
-  copy = g_strdup (value);
+  copy = _relay_strdup_utf8 (value);
   g_free (*ptr);
   *ptr = copy;
 

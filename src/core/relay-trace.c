@@ -670,13 +670,15 @@ relay_trace_add_server_header (RelayTrace *self,
                                const char *name,
                                const char *value)
 {
+  g_autofree char *valid_name = _relay_strdup_utf8 (name);
+
   g_return_if_fail (RELAY_IS_TRACE (self));
   g_return_if_fail (name != NULL);
   g_return_if_fail (value != NULL);
 
   /* Replace the terminating NULL, then terminate again. */
-  g_ptr_array_index (self->server_headers, self->server_headers->len - 1) = g_ascii_strdown (name, -1);
-  g_ptr_array_add (self->server_headers, g_strdup (value));
+  g_ptr_array_index (self->server_headers, self->server_headers->len - 1) = g_ascii_strdown (valid_name, -1);
+  g_ptr_array_add (self->server_headers, _relay_strdup_utf8 (value));
   g_ptr_array_add (self->server_headers, NULL);
 }
 
@@ -767,6 +769,8 @@ relay_trace_add_raw_event (RelayTrace *self,
                            const char *event_type,
                            const char *data)
 {
+  g_autofree char *entry = NULL;
+
   g_return_if_fail (RELAY_IS_TRACE (self));
 
   if (self->raw_events_full)
@@ -776,9 +780,11 @@ relay_trace_add_raw_event (RelayTrace *self,
     data = "";
 
   if (event_type != NULL && event_type[0] != '\0')
-    take_raw_event (self, g_strdup_printf ("event: %s\ndata: %s", event_type, data));
+    entry = g_strdup_printf ("event: %s\ndata: %s", event_type, data);
   else
-    take_raw_event (self, g_strdup_printf ("data: %s", data));
+    entry = g_strdup_printf ("data: %s", data);
+
+  take_raw_event (self, _relay_strdup_utf8 (entry));
 }
 
 const char * const *
