@@ -23,6 +23,7 @@
 #include <json-glib/json-glib.h>
 #include <libsoup/soup.h>
 
+#include "relay-sim-resources.h"
 #include "relay-sim-server.h"
 
 #define RESOURCE_PATH "/io/github/relayscope/Relayscope/sim/"
@@ -414,25 +415,36 @@ stream_complete (Stream  *st,
 }
 
 /* Closes the TCP connection with a reset, as a crashing upstream or a killed proxy does:
- * no chunked terminator, no TLS close_notify. The socket is closed before libsoup lets go of
- * the connection, because releasing it closes the chunked body stream, which would otherwise
- * write a proper terminator. */
+ * no chunked terminator, no TLS close_notify. The connection is reset before libsoup lets go
+ * of it, because releasing it closes the chunked body stream, which would otherwise write a
+ * proper terminator. connect(AF_UNSPEC) resets a TCP connection and leaves the descriptor
+ * valid for libsoup's own bookkeeping. */
 static void
 stream_reset (Stream *st)
 {
   g_autoptr(GSocket) socket = NULL;
   g_autoptr(GIOStream) stolen = NULL;
   struct linger lin = { 1, 0 };
+  struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+
+  /* libsoup asks for these while letting go of the connection; it keeps what it got. */
+  soup_server_message_get_local_address (st->msg);
+  soup_server_message_get_remote_address (st->msg);
 
   if ((socket = soup_server_message_get_socket (st->msg)))
     {
-      g_object_ref (socket);
-      if (setsockopt (g_socket_get_fd (socket), SOL_SOCKET, SO_LINGER, &lin, sizeof lin) != 0)
+      int fd = g_socket_get_fd (g_object_ref (socket));
+
+      if (setsockopt (fd, SOL_SOCKET, SO_LINGER, &lin, sizeof lin) != 0)
         g_debug ("SO_LINGER: %s", g_strerror (errno));
-      g_socket_close (socket, NULL);
+      if (connect (fd, &unspec, sizeof unspec) != 0)
+        g_debug ("Resetting the connection: %s", g_strerror (errno));
     }
 
   stolen = soup_server_message_steal_connection (st->msg);
+  if (socket != NULL)
+    g_socket_close (socket, NULL);
+
   stream_finish (st);
 }
 
@@ -1676,10 +1688,21 @@ server_callback (SoupServer        *soup,
 
 /* The server thread */
 
+/* Looked up in our own GResource rather than the global table: in a static library the
+ * linker may leave the resource's constructor out unless something refers to it. */
+static GBytes *
+lookup_resource (const char  *name,
+                 GError     **error)
+{
+  g_autofree char *path = g_strconcat (RESOURCE_PATH, name, NULL);
+
+  return g_resource_lookup_data (relay_sim_get_resource (), path, 0, error);
+}
+
 GBytes *
 relay_sim_server_get_certificate_pem (void)
 {
-  return g_resources_lookup_data (RESOURCE_PATH "cert.pem", 0, NULL);
+  return lookup_resource ("cert.pem", NULL);
 }
 
 static GTlsCertificate *
@@ -1689,8 +1712,8 @@ load_certificate (GError **error)
   g_autoptr(GBytes) key = NULL;
   g_autoptr(GString) pem = g_string_new (NULL);
 
-  if (!(cert = g_resources_lookup_data (RESOURCE_PATH "cert.pem", 0, error)) ||
-      !(key = g_resources_lookup_data (RESOURCE_PATH "key.pem", 0, error)))
+  if (!(cert = lookup_resource ("cert.pem", error)) ||
+      !(key = lookup_resource ("key.pem", error)))
     return NULL;
 
   g_string_append_len (pem, g_bytes_get_data (cert, NULL), g_bytes_get_size (cert));
