@@ -1,0 +1,67 @@
+/* relay-window.h: the main window: endpoints, the probe composer and a session's views.
+ *
+ * Copyright 2026 The Relayscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "relay-application.h"
+#include "relay-chart-export.h"
+#include "relay-composer.h"
+#include "relay-session.h"
+#include "relay-stream-view.h"
+#include "relay-summary-table.h"
+#include "relay-trace-details.h"
+#include "relay-waterfall-view.h"
+
+G_BEGIN_DECLS
+
+#define RELAY_TYPE_WINDOW (relay_window_get_type())
+
+G_DECLARE_FINAL_TYPE (RelayWindow, relay_window, RELAY, WINDOW, AdwApplicationWindow)
+
+RelayWindow        *relay_window_new               (RelayApplication *application);
+
+RelaySession       *relay_window_get_session       (RelayWindow      *self);
+GFile              *relay_window_get_file          (RelayWindow      *self);
+/* Property "running": TRUE while probes run. */
+gboolean            relay_window_get_running       (RelayWindow      *self);
+
+/* Loads a session; on failure the window keeps its session and error says why. */
+gboolean            relay_window_load_file         (RelayWindow      *self,
+                                                    GFile            *file,
+                                                    GError          **error);
+/* Like load_file, but reports a failure in a dialog. */
+void                relay_window_open_file         (RelayWindow      *self,
+                                                    GFile            *file);
+gboolean            relay_window_save_to_file      (RelayWindow      *self,
+                                                    GFile            *file,
+                                                    GError          **error);
+
+/* Starts the plan the composer describes. FALSE (with a toast) when nothing to probe. */
+gboolean            relay_window_run               (RelayWindow      *self);
+void                relay_window_stop              (RelayWindow      *self);
+/* Adds the demo relays as endpoints and runs them. */
+gboolean            relay_window_start_demo        (RelayWindow      *self,
+                                                    guint             repeat,
+                                                    guint             concurrency);
+
+/* chart: "waterfall" or "stream". Height ≤ 0 fits the waterfall's rows. */
+gboolean            relay_window_export_chart      (RelayWindow      *self,
+                                                    const char       *chart,
+                                                    RelayChartFormat  format,
+                                                    const char       *path,
+                                                    double            width,
+                                                    double            height,
+                                                    GError          **error);
+
+RelayComposer      *relay_window_get_composer      (RelayWindow      *self);
+RelayWaterfallView *relay_window_get_waterfall_view (RelayWindow     *self);
+RelayStreamView    *relay_window_get_stream_view   (RelayWindow      *self);
+RelaySummaryTable  *relay_window_get_summary_table (RelayWindow      *self);
+RelayTraceDetails  *relay_window_get_trace_details (RelayWindow      *self);
+
+G_END_DECLS
