@@ -91,6 +91,9 @@ typedef struct
   Block              block;
   int                block_index;
   gsize              huge_left;
+  guint64            n_appended;  /* body bytes handed to libsoup … */
+  guint64            n_written;   /* … and those it has written */
+  gulong             wrote_data_id;
   gboolean           finished;
 } Stream;
 
@@ -350,6 +353,7 @@ stream_finish (Stream *st)
       g_clear_pointer (&st->watch, g_source_unref);
     }
   g_clear_signal_handler (&st->wrote_chunk_id, st->msg);
+  g_clear_signal_handler (&st->wrote_data_id, st->msg);
 
   g_hash_table_remove (self->streams, st->msg);
   g_atomic_int_add (&self->n_active, -1);
@@ -371,6 +375,24 @@ request_done_cb (SoupServer        *soup,
 }
 
 static void
+body_append (Stream *st,
+             char   *data,
+             gsize   len)
+{
+  soup_message_body_append (soup_server_message_get_response_body (st->msg),
+                            SOUP_MEMORY_TAKE, data, len);
+  st->n_appended += len;
+}
+
+static void
+wrote_body_data_cb (SoupServerMessage *msg,
+                    guint              n,
+                    Stream            *st)
+{
+  st->n_written += n;
+}
+
+static void
 stream_arm (Stream *st,
             gint64  deadline)
 {
@@ -381,11 +403,10 @@ static void
 stream_write (Stream  *st,
               GString *data)
 {
-  SoupMessageBody *body = soup_server_message_get_response_body (st->msg);
   gsize len = data->len;
 
   if (len > 0)
-    soup_message_body_append (body, SOUP_MEMORY_TAKE, g_string_free (data, FALSE), len);
+    body_append (st, g_string_free (data, FALSE), len);
   else
     g_string_free (data, TRUE);
 
@@ -401,7 +422,8 @@ stream_complete (Stream  *st,
   if (data != NULL && data->len > 0)
     {
       gsize len = data->len;
-      soup_message_body_append (body, SOUP_MEMORY_TAKE, g_string_free (data, FALSE), len);
+
+      body_append (st, g_string_free (data, FALSE), len);
     }
   else if (data != NULL)
     g_string_free (data, TRUE);
@@ -968,7 +990,6 @@ next_deadline (Stream *st)
 static void
 huge_append_piece (Stream *st)
 {
-  SoupMessageBody *body = soup_server_message_get_response_body (st->msg);
   gsize n = MIN (st->huge_left, HUGE_PIECE);
 
   if (n > 0)
@@ -976,7 +997,7 @@ huge_append_piece (Stream *st)
       char *piece = g_malloc (n);
 
       memset (piece, 'x', n);
-      soup_message_body_append (body, SOUP_MEMORY_TAKE, piece, n);
+      body_append (st, piece, n);
       st->huge_left -= n;
     }
 }
@@ -1004,8 +1025,7 @@ wrote_chunk_cb (SoupServerMessage *msg,
   else
     g_string_append (suffix, "\"}}\n\n");
 
-  soup_message_body_append (soup_server_message_get_response_body (msg), SOUP_MEMORY_TAKE,
-                            suffix->str, suffix->len);
+  body_append (st, suffix->str, suffix->len);
   g_string_free (suffix, FALSE);
 
   st->phase = PHASE_STREAM;
@@ -1065,6 +1085,14 @@ static gboolean
 run_fault (Stream *st,
            gint64  now)
 {
+  /* The tokens before the fault must reach the client first: libsoup writes appended data
+   * from an idle, which a late timer can overtake on a busy machine. */
+  if (st->fault == RELAY_SIM_FAULT_RESET && st->n_written < st->n_appended)
+    {
+      stream_arm (st, now + 500);
+      return TRUE;
+    }
+
   st->fault_pending = FALSE;
 
   switch (st->fault)
@@ -1210,6 +1238,9 @@ stream_step (Stream *st)
         soup_message_headers_replace (headers, "cache-control", "no-cache");
         soup_message_headers_replace (headers, "x-accel-buffering", "no");
         soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+        /* Written chunks are dropped, so a long stream or a huge line does not pile up. */
+        soup_message_body_set_accumulate (soup_server_message_get_response_body (st->msg),
+                                          FALSE);
 
         out = g_string_new (NULL);
         append_preamble (st, out, now);
@@ -1557,6 +1588,9 @@ handle_chat (RelaySimServer    *self,
   g_source_set_callback (st->timer, stream_step_cb, st, NULL);
   g_source_set_ready_time (st->timer, st->t_headers);
   g_source_attach (st->timer, self->context);
+
+  st->wrote_data_id = g_signal_connect (msg, "wrote-body-data",
+                                        G_CALLBACK (wrote_body_data_cb), st);
 
   g_hash_table_insert (self->streams, msg, st);
   g_atomic_int_inc (&self->n_active);

@@ -86,6 +86,9 @@ main (int   argc,
   if (port < 0 || port > G_MAXUINT16)
     return usage_error (context, "--port must be between 0 and 65535");
 
+  if (host != NULL && !g_hostname_is_ip_address (host))
+    return usage_error (context, "--host must be an IP address");
+
   if (profile_name != NULL && config != NULL)
     return usage_error (context, "--profile and --config exclude each other");
 
