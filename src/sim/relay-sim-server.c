@@ -898,30 +898,36 @@ send_http_fault (Stream *st)
   switch (st->fault)
     {
     case RELAY_SIM_FAULT_HTTP_401:
-      status = 401, message = "Incorrect API key provided (simulated)";
+      status = 401;
+      message = "Incorrect API key provided (simulated)";
       code = "invalid_api_key";
       break;
     case RELAY_SIM_FAULT_HTTP_403:
-      status = 403, message = "You are not allowed to use this model (simulated)";
+      status = 403;
+      message = "You are not allowed to use this model (simulated)";
       code = "model_not_allowed";
       break;
     case RELAY_SIM_FAULT_HTTP_404:
-      status = 404, message = "The model does not exist or you do not have access to it "
-                              "(simulated)";
+      status = 404;
+      message = "The model does not exist or you do not have access to it "
+                "(simulated)";
       code = "model_not_found";
       break;
     case RELAY_SIM_FAULT_HTTP_429:
-      status = 429, message = "Rate limit reached for requests (simulated). Please try again "
-                              "in 2s.";
+      status = 429;
+      message = "Rate limit reached for requests (simulated). Please try again "
+                "in 2s.";
       code = "rate_limit_exceeded";
       break;
     case RELAY_SIM_FAULT_HTTP_500:
-      status = 500, message = "The server had an error while processing your request "
-                              "(simulated)";
+      status = 500;
+      message = "The server had an error while processing your request "
+                "(simulated)";
       break;
     case RELAY_SIM_FAULT_HTTP_503:
-      status = 503, message = "The engine is currently overloaded, please try again later "
-                              "(simulated)";
+      status = 503;
+      message = "The engine is currently overloaded, please try again later "
+                "(simulated)";
       break;
     case RELAY_SIM_FAULT_HTML_502:
       {
@@ -1510,7 +1516,7 @@ handle_chat (RelaySimServer    *self,
     }
 
   /* A per-request seed makes that request reproducible on its own. */
-  if (overrides != NULL && strstr (overrides, "seed") != NULL && profile.seed != 0)
+  if (profile.seed != 0 && profile.seed != self->profile.seed)
     rand = own_rand = g_rand_new_with_seed (profile.seed);
   else
     rand = self->rand;
@@ -1679,11 +1685,20 @@ server_callback (SoupServer        *soup,
   set_common_headers (self, msg, t_request);
 
   if (g_strcmp0 (path, "/v1/chat/completions") == 0)
-    dialect = DIALECT_OPENAI, expected_method = SOUP_METHOD_POST;
+    {
+      dialect = DIALECT_OPENAI;
+      expected_method = SOUP_METHOD_POST;
+    }
   else if (g_strcmp0 (path, "/v1/messages") == 0)
-    dialect = DIALECT_ANTHROPIC, expected_method = SOUP_METHOD_POST;
+    {
+      dialect = DIALECT_ANTHROPIC;
+      expected_method = SOUP_METHOD_POST;
+    }
   else if (g_strcmp0 (path, "/v1/models") == 0)
-    dialect = DIALECT_OPENAI, expected_method = SOUP_METHOD_GET;
+    {
+      dialect = DIALECT_OPENAI;
+      expected_method = SOUP_METHOD_GET;
+    }
   else
     {
       g_autofree char *message = g_strdup_printf ("Unknown request URL: %s %s", method, path);
