@@ -1,0 +1,468 @@
+/* test-ui-window.c: the main window under a real display: it maps, its actions exist,
+ * sessions load into the views, save then open round-trips, exports have the asked size.
+ *
+ * Copyright 2026 The Relayscope authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "relay-application.h"
+#include "relay-window.h"
+
+static RelayApplication *app;
+static char *tmpdir;
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  gboolean *timed_out = user_data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Spins the main loop until *flag or the timeout; FALSE on timeout. */
+static gboolean
+wait_for (gboolean (*check) (gpointer),
+          gpointer  data,
+          guint     seconds)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add_seconds (seconds, timeout_cb, &timed_out);
+
+  while (!check (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (!timed_out)
+    g_source_remove (id);
+
+  return !timed_out;
+}
+
+static gboolean
+is_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (data));
+}
+
+static void
+flush_events (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static RelayWindow *
+new_window (void)
+{
+  RelayWindow *window = relay_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (wait_for (is_mapped, window, 20));
+  flush_events ();
+
+  return window;
+}
+
+static void
+close_window (RelayWindow *window)
+{
+  /* Tests check the content, not the unsaved-work prompt. */
+  relay_session_set_modified (relay_window_get_session (window), FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  flush_events ();
+}
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "sessions", name, NULL);
+}
+
+/* A session of three endpoint × model pairs, built here so the test knows its truth. */
+static RelaySession *
+build_session (void)
+{
+  static const struct {
+    const char *endpoint;
+    const char *model;
+    gint64      ttft_ms;
+  } pairs[] = {
+    { "relay-east", "model-a", 180 },
+    { "relay-east", "model-b", 420 },
+    { "relay-west", "model-a", 260 },
+  };
+  RelaySession *session = relay_session_new ();
+
+  relay_session_set_title (session, "Window test");
+  relay_session_set_notes (session, "Three pairs, two traces each");
+
+  for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
+    {
+      g_autoptr(RelayRun) run = relay_run_new (pairs[i].endpoint, pairs[i].model);
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      guint index;
+
+      if (relay_session_find_endpoint (session, pairs[i].endpoint) == NULL)
+        {
+          g_autoptr(RelayEndpoint) endpoint = relay_endpoint_new (pairs[i].endpoint,
+                                                                  "https://relay.example.test/v1",
+                                                                  RELAY_API_OPENAI_CHAT);
+
+          relay_session_add_endpoint (session, endpoint);
+        }
+
+      relay_run_set_prompt (run, "Hello");
+      relay_run_set_prompt_preset (run, "short");
+      relay_run_set_max_tokens (run, 64);
+      relay_run_set_repeat (run, 2);
+      relay_run_set_concurrency (run, 1);
+      relay_run_set_started (run, now);
+      index = relay_session_add_run (session, run);
+
+      for (guint seq = 0; seq < 2; seq++)
+        {
+          g_autoptr(RelayTrace) trace = relay_trace_new (index, seq);
+          gint64 ttft = pairs[i].ttft_ms * 1000 + seq * 10000;
+
+          relay_trace_set_wall_start (trace, now);
+          relay_trace_set_mark (trace, RELAY_MARK_START, 0);
+          relay_trace_set_mark (trace, RELAY_MARK_DNS_START, 100);
+          relay_trace_set_mark (trace, RELAY_MARK_DNS_END, 5000);
+          relay_trace_set_mark (trace, RELAY_MARK_CONNECT_START, 5000);
+          relay_trace_set_mark (trace, RELAY_MARK_TCP_END, 6000);
+          relay_trace_set_mark (trace, RELAY_MARK_TLS_START, 8000);
+          relay_trace_set_mark (trace, RELAY_MARK_TLS_END, 12000);
+          relay_trace_set_mark (trace, RELAY_MARK_REQUEST_START, 12000);
+          relay_trace_set_mark (trace, RELAY_MARK_REQUEST_END, 12500);
+          relay_trace_set_mark (trace, RELAY_MARK_RESPONSE_START, ttft - 40000);
+          relay_trace_set_mark (trace, RELAY_MARK_FIRST_BYTE, ttft - 30000);
+          relay_trace_set_mark (trace, RELAY_MARK_FIRST_EVENT, ttft - 20000);
+          relay_trace_set_mark (trace, RELAY_MARK_FIRST_TOKEN, ttft);
+          relay_trace_set_mark (trace, RELAY_MARK_FIRST_CONTENT, ttft);
+          for (guint c = 0; c < 20; c++)
+            relay_trace_add_chunk (trace, ttft + c * 15000, RELAY_CHUNK_CONTENT, 60, 8);
+          relay_trace_set_mark (trace, RELAY_MARK_LAST_TOKEN, ttft + 19 * 15000);
+          relay_trace_set_mark (trace, RELAY_MARK_END, ttft + 19 * 15000 + 2000);
+          relay_trace_set_http_status (trace, 200);
+          relay_trace_set_http_version (trace, "HTTP/1.1");
+          relay_session_add_trace (session, trace);
+        }
+    }
+
+  return session;
+}
+
+static void
+test_window_maps (void)
+{
+  RelayWindow *window = new_window ();
+  static const char *window_actions[] = {
+    "win.open", "win.save", "win.save-as", "win.new-session", "win.export", "win.copy-picture",
+    "win.add-endpoint", "win.import-environment", "win.demo", "probe.run", "probe.stop",
+    "chart.zoom-in", "chart.zoom-out", "chart.zoom-reset",
+  };
+  static const char *app_actions[] = { "quit", "about", "shortcuts", "new-window" };
+  g_auto(GStrv) accels = NULL;
+
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (window)));
+  g_assert_nonnull (relay_window_get_session (window));
+  g_assert_false (relay_window_get_running (window));
+
+  for (guint i = 0; i < G_N_ELEMENTS (window_actions); i++)
+    {
+      gboolean found = FALSE;
+      GType owner;
+      const char *name;
+      const GVariantType *param;
+      const char *property;
+
+      for (guint j = 0;
+           gtk_widget_class_query_action (GTK_WIDGET_GET_CLASS (window), j, &owner, &name, &param, &property);
+           j++)
+        if (g_str_equal (name, window_actions[i]))
+          found = TRUE;
+
+      g_assert_true (found);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (app_actions); i++)
+    g_assert_nonnull (g_action_map_lookup_action (G_ACTION_MAP (app), app_actions[i]));
+
+  accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "win.save");
+  g_assert_cmpstr (accels[0], ==, "<Control>s");
+
+  close_window (window);
+}
+
+static void
+test_window_load_fixture (void)
+{
+  RelayWindow *window = new_window ();
+  g_autofree char *path = data_path ("valid.relayscope");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GListModel *rows;
+  g_autoptr(RelaySummaryItem) item = NULL;
+
+  g_assert_true (relay_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  flush_events ();
+
+  /* The fixture holds one run of relay-a × model-small with two traces. */
+  rows = relay_summary_table_get_model (relay_window_get_summary_table (window));
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 1);
+  item = g_list_model_get_item (rows, 0);
+  g_assert_cmpstr (relay_summary_item_get_row (item)->endpoint, ==, "relay-a");
+  g_assert_cmpstr (relay_summary_item_get_row (item)->model, ==, "model-small");
+  g_assert_cmpuint (relay_summary_item_get_row (item)->n, ==, 2);
+
+  g_assert_cmpuint (g_list_model_get_n_items (relay_waterfall_painter_get_traces (
+                      relay_waterfall_view_get_painter (relay_window_get_waterfall_view (window)))), ==, 2);
+
+  close_window (window);
+}
+
+static void
+test_window_table_rows (void)
+{
+  RelayWindow *window = new_window ();
+  g_autoptr(RelaySession) session = build_session ();
+  g_autofree char *path = g_build_filename (tmpdir, "built.relayscope", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GListModel *rows;
+
+  g_assert_true (relay_session_save (session, file, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (relay_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  flush_events ();
+
+  rows = relay_summary_table_get_model (relay_window_get_summary_table (window));
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 3);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(RelaySummaryItem) item = g_list_model_get_item (rows, i);
+      const RelaySummaryRow *row = relay_summary_item_get_row (item);
+      double expected = (i == 0 ? 180 : i == 1 ? 420 : 260) + 5.0;   /* median of x and x + 10 */
+
+      g_assert_cmpuint (row->n, ==, 2);
+      g_assert_cmpuint (row->errors, ==, 0);
+      g_assert_cmpfloat_with_epsilon (row->stats[RELAY_METRIC_TTFT].p50, expected, 0.01);
+    }
+
+  g_assert_cmpstr (relay_session_get_title (relay_window_get_session (window)), ==, "Window test");
+
+  close_window (window);
+}
+
+static void
+test_window_save_open (void)
+{
+  RelayWindow *window = new_window ();
+  RelayWindow *second;
+  g_autoptr(RelaySession) session = build_session ();
+  g_autofree char *first_path = g_build_filename (tmpdir, "first.relayscope", NULL);
+  g_autofree char *second_path = g_build_filename (tmpdir, "second.relayscope", NULL);
+  g_autoptr(GFile) first_file = g_file_new_for_path (first_path);
+  g_autoptr(GFile) second_file = g_file_new_for_path (second_path);
+  g_autofree char *first_data = NULL;
+  g_autofree char *second_data = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (relay_session_save (session, first_file, NULL, &error));
+  g_assert_true (relay_window_load_file (window, first_file, &error));
+  g_assert_no_error (error);
+
+  /* Save from the window, open that in another window, save again: same bytes. */
+  g_assert_true (relay_window_save_to_file (window, second_file, &error));
+  g_assert_no_error (error);
+  g_assert_false (relay_session_get_modified (relay_window_get_session (window)));
+  g_assert_true (g_file_equal (relay_window_get_file (window), second_file));
+
+  second = new_window ();
+  g_assert_true (relay_window_load_file (second, second_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (relay_window_save_to_file (second, first_file, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (g_file_get_contents (first_path, &first_data, NULL, NULL));
+  g_assert_true (g_file_get_contents (second_path, &second_data, NULL, NULL));
+  g_assert_cmpstr (first_data, ==, second_data);
+
+  g_assert_cmpuint (g_list_model_get_n_items (relay_summary_table_get_model (relay_window_get_summary_table (second))), ==, 3);
+
+  close_window (second);
+  close_window (window);
+}
+
+static void
+test_window_bad_file (void)
+{
+  RelayWindow *window = new_window ();
+  RelaySession *before = relay_window_get_session (window);
+  g_autofree char *source = data_path ("newer-version.relayscope");
+  g_autofree char *path = g_build_filename (tmpdir, "newer.relayscope", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *original = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (source, &original, &len, NULL));
+  g_assert_true (g_file_set_contents (path, original, len, NULL));
+
+  g_assert_false (relay_window_load_file (window, file, &error));
+  g_assert_error (error, RELAY_SESSION_ERROR, RELAY_SESSION_ERROR_VERSION);
+  g_assert_true (relay_window_get_session (window) == before);
+
+  /* Never written on failure. */
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, original);
+
+  close_window (window);
+}
+
+static void
+check_png_size (const char *path,
+                int         width,
+                int         height)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, width);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, height);
+}
+
+static void
+check_svg_size (const char *path,
+                int         width,
+                int         height)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *width_attr = g_strdup_printf ("width=\"%d", width);
+  g_autofree char *height_attr = g_strdup_printf ("height=\"%d", height);
+  char *svg;
+
+  g_assert_true (g_file_get_contents (path, &data, NULL, NULL));
+  svg = strstr (data, "<svg");
+  g_assert_nonnull (svg);
+  /* The root element carries the size. */
+  *strchr (svg, '>') = '\0';
+  g_assert_nonnull (strstr (svg, width_attr));
+  g_assert_nonnull (strstr (svg, height_attr));
+}
+
+static void
+test_window_export (void)
+{
+  RelayWindow *window = new_window ();
+  g_autoptr(RelaySession) session = build_session ();
+  g_autofree char *session_path = g_build_filename (tmpdir, "export.relayscope", NULL);
+  g_autofree char *png = g_build_filename (tmpdir, "waterfall.png", NULL);
+  g_autofree char *svg = g_build_filename (tmpdir, "waterfall.svg", NULL);
+  g_autofree char *stream_png = g_build_filename (tmpdir, "stream.png", NULL);
+  g_autofree char *stream_svg = g_build_filename (tmpdir, "stream.svg", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (session_path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (relay_session_save (session, file, NULL, &error));
+  g_assert_true (relay_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  flush_events ();
+
+  g_assert_true (relay_window_export_chart (window, "waterfall", RELAY_CHART_FORMAT_PNG, png, 1600, 900, &error));
+  g_assert_no_error (error);
+  check_png_size (png, 1600, 900);
+
+  g_assert_true (relay_window_export_chart (window, "waterfall", RELAY_CHART_FORMAT_SVG, svg, 1200, 700, &error));
+  g_assert_no_error (error);
+  check_svg_size (svg, 1200, 700);
+
+  g_assert_true (relay_window_export_chart (window, "stream", RELAY_CHART_FORMAT_PNG, stream_png, 800, 500, &error));
+  g_assert_no_error (error);
+  check_png_size (stream_png, 800, 500);
+
+  g_assert_true (relay_window_export_chart (window, "stream", RELAY_CHART_FORMAT_SVG, stream_svg, 1600, 900, &error));
+  g_assert_no_error (error);
+  check_svg_size (stream_svg, 1600, 900);
+
+  /* The widget keeps its own (screen) style after an export in the document style. */
+  g_assert_null (relay_waterfall_painter_get_title (relay_waterfall_view_get_painter (relay_window_get_waterfall_view (window))));
+
+  close_window (window);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *config = NULL;
+  int status;
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    {
+      g_print ("1..0 # SKIP no display (run under Xvfb)\n");
+      return 0;
+    }
+
+  tmpdir = g_dir_make_tmp ("relayscope-ui-window-XXXXXX", NULL);
+  g_assert_nonnull (tmpdir);
+  config = g_build_filename (tmpdir, "config", NULL);
+
+  /* Before anything caches them: no test touches the user's settings, endpoints or recents. */
+  g_setenv ("GSETTINGS_SCHEMA_DIR", RELAYSCOPE_SCHEMA_DIR, TRUE);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  g_setenv ("XDG_DATA_HOME", tmpdir, TRUE);
+  g_setenv ("GTK_A11Y", "none", TRUE);
+
+  gtk_test_init (&argc, &argv, NULL);
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR);
+
+  app = relay_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/ui/window/maps", test_window_maps);
+  g_test_add_func ("/ui/window/load-fixture", test_window_load_fixture);
+  g_test_add_func ("/ui/window/table-rows", test_window_table_rows);
+  g_test_add_func ("/ui/window/save-open", test_window_save_open);
+  g_test_add_func ("/ui/window/bad-file", test_window_bad_file);
+  g_test_add_func ("/ui/window/export", test_window_export);
+
+  status = g_test_run ();
+
+  g_clear_object (&app);
+  remove_tree (tmpdir);
+  g_free (tmpdir);
+
+  return status;
+}
