@@ -155,8 +155,12 @@ build_summary (RelayTraceDetails *self)
 
   output = relay_trace_get_output_tokens (trace, &estimated);
   if (output >= 0)
-    tokens = estimated ? g_strdup_printf (_("about %" G_GINT64_FORMAT " (estimated)"), output)
-                       : g_strdup_printf ("%" G_GINT64_FORMAT, output);
+    {
+      g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, output);
+
+      /* Translators: %s is a number of tokens */
+      tokens = estimated ? g_strdup_printf (_("about %s (estimated)"), count) : g_steal_pointer (&count);
+    }
   add_row (group, _("Output Tokens"), tokens);
 
   per_second = relay_trace_get_output_tokens_per_second (trace);
