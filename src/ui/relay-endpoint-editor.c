@@ -196,7 +196,9 @@ key_source_changed_cb (RelayEndpointEditor *self)
     {
       const char *var = gtk_editable_get_text (GTK_EDITABLE (self->key_env_row));
 
-      if (var[0] != '\0' && g_getenv (var) == NULL)
+      if (self->endpoint != NULL && relay_endpoint_get_simulated (self->endpoint))
+        show_key_status (self, _("Simulated relays need no key."), FALSE);
+      else if (var[0] != '\0' && g_getenv (var) == NULL)
         {
           g_autofree char *message = g_strdup_printf (_("“%s” is not set in Relayscope’s environment."), var);
 

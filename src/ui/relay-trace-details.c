@@ -64,9 +64,15 @@ add_row (AdwPreferencesGroup *group,
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 1);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 48);
+  /* Short figures stay on one line; only long values (headers, ciphers) may wrap, and
+   * they get a minimum width so a narrow row cannot break them letter by letter. */
+  if (value != NULL && g_utf8_strlen (value, -1) > 32)
+    {
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_width_chars (GTK_LABEL (label), 32);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 56);
+    }
   gtk_widget_add_css_class (label, "numeric");
   if (value == NULL || value[0] == '\0')
     gtk_widget_add_css_class (label, "dim-label");
