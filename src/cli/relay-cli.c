@@ -205,7 +205,7 @@ cmd_probe (int    argc,
   g_auto(GStrv) urls = NULL;
   int max_tokens = 128;
   int repeat = -1;
-  int concurrency = 1;
+  int concurrency = -1;
   double rate = 0;
   double timeout = 60;
   gboolean json = FALSE;
@@ -218,7 +218,7 @@ cmd_probe (int    argc,
     { "max-tokens", 0, 0, G_OPTION_ARG_INT, &max_tokens, N_("Maximum output tokens (default 128)"), "N" },
     { "reasoning-effort", 0, 0, G_OPTION_ARG_STRING, &reasoning_effort, N_("low, medium or high, where the API has one"), "EFFORT" },
     { "repeat", 'n', 0, G_OPTION_ARG_INT, &repeat, N_("Probes per endpoint and model (default 1, demo 5)"), "N" },
-    { "concurrency", 'c', 0, G_OPTION_ARG_INT, &concurrency, N_("Probes in flight at once (default 1)"), "C" },
+    { "concurrency", 'c', 0, G_OPTION_ARG_INT, &concurrency, N_("Probes in flight at once (default 1, demo 4)"), "C" },
     { "rate", 0, 0, G_OPTION_ARG_DOUBLE, &rate, N_("Probes started per second at most (default: no limit)"), "R" },
     { "connection", 0, 0, G_OPTION_ARG_STRING, &connection_name, N_("cold (new connection each probe, default) or warm (keep-alive)"), "MODE" },
     { "key-env", 0, 0, G_OPTION_ARG_STRING, &key_env, N_("Environment variable holding the API key"), "VAR" },
@@ -282,7 +282,7 @@ cmd_probe (int    argc,
       usage_error ("probe", _("--reasoning-effort must be low, medium or high"));
       return RELAY_CLI_EXIT_USAGE;
     }
-  if (max_tokens < 1 || concurrency < 1 || (repeat != -1 && repeat < 1) || rate < 0 || timeout < 0)
+  if (max_tokens < 1 || concurrency == 0 || concurrency < -1 || (repeat != -1 && repeat < 1) || rate < 0 || timeout < 0)
     {
       usage_error ("probe", _("--max-tokens, --repeat and --concurrency must be at least 1; "
                               "--rate and --timeout must not be negative"));
@@ -343,6 +343,9 @@ cmd_probe (int    argc,
       title = g_strdup (_("Demo: simulated relays"));
       if (repeat == -1)
         repeat = 5;
+      /* The relays are raced: each round probes all of them at the same instant. */
+      if (concurrency == -1)
+        concurrency = (int) relay_sim_demo_get_n_relays (sim_demo);
     }
   else
     {
@@ -397,6 +400,8 @@ cmd_probe (int    argc,
 
   if (repeat == -1)
     repeat = 1;
+  if (concurrency == -1)
+    concurrency = 1;
 
   if (prompt != NULL)
     {

@@ -59,6 +59,7 @@ typedef struct
   char          *key;        /* looked up on the worker thread */
   char          *key_env;
   GTlsDatabase  *extra_ca;   /* worker only */
+  char          *ca_error;   /* why the CA file could not be read, worker only */
   SoupSession   *warm;       /* worker only */
 } EndpointSpec;
 
@@ -192,6 +193,7 @@ endpoint_spec_free (gpointer data)
   g_free (spec->key);
   g_free (spec->key_env);
   g_clear_object (&spec->extra_ca);
+  g_free (spec->ca_error);
   g_clear_object (&spec->warm);
   g_free (spec);
 }
@@ -794,7 +796,7 @@ static void
 probe_fail_interrupted (Probe *probe)
 {
   RelayTrace *t = probe->shadow;
-  guint secs = (guint) probe->run->timeout;
+  double secs = probe->run->timeout;
   g_autofree char *message = NULL;
 
   if (!probe->timed_out)
@@ -806,20 +808,22 @@ probe_fail_interrupted (Probe *probe)
   if (!relay_trace_has_mark (t, RELAY_MARK_RESPONSE_START))
     {
       if (relay_trace_has_mark (t, RELAY_MARK_TLS_START) && !relay_trace_has_mark (t, RELAY_MARK_TLS_END))
-        message = g_strdup_printf (_("The TLS handshake did not complete within %u s."), secs);
+        message = g_strdup_printf (_("The TLS handshake did not complete within %g s: the server "
+                                     "may not speak TLS on this port (try http://), or something "
+                                     "on the way stalls the handshake."), secs);
       else if (relay_trace_has_mark (t, RELAY_MARK_CONNECT_START) && !relay_trace_has_mark (t, RELAY_MARK_TCP_END))
-        message = g_strdup_printf (_("The TCP connection was not established within %u s: "
+        message = g_strdup_printf (_("The TCP connection was not established within %g s: "
                                      "a firewall may drop the packets."), secs);
       else if (relay_trace_has_mark (t, RELAY_MARK_DNS_START) && !relay_trace_has_mark (t, RELAY_MARK_DNS_END))
-        message = g_strdup_printf (_("The host name was not resolved within %u s."), secs);
+        message = g_strdup_printf (_("The host name was not resolved within %g s."), secs);
       else
-        message = g_strdup_printf (_("No response headers arrived within %u s: the server "
+        message = g_strdup_printf (_("No response headers arrived within %g s: the server "
                                      "or its upstream is queueing or stalled."), secs);
     }
   else if (!relay_trace_has_mark (t, RELAY_MARK_FIRST_TOKEN))
-    message = g_strdup_printf (_("Response headers arrived but no token followed within %u s."), secs);
+    message = g_strdup_printf (_("Response headers arrived but no token followed within %g s."), secs);
   else
-    message = g_strdup_printf (_("The stream did not finish within %u s (%u chunks received): "
+    message = g_strdup_printf (_("The stream did not finish within %g s (%u chunks received): "
                                  "it stalled or is throttled."), secs, relay_trace_get_n_chunks (t));
 
   probe_fail (probe, RELAY_ERROR_STAGE_TIMEOUT, "timeout", message);
@@ -1416,9 +1420,9 @@ probe_start (RunData *run,
     probe->session = session_new (run, endpoint);
 
   probe->msg = soup_message_new (SOUP_METHOD_POST, endpoint->url);
-  if (probe->msg == NULL)
+  if (probe->msg == NULL || endpoint->ca_error != NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("“%s” is not a valid URL."), endpoint->url);
+      g_autofree char *message = NULL;
 
       probe->t0 = g_get_monotonic_time ();
       wall = g_date_time_new_now_local ();
@@ -1427,7 +1431,16 @@ probe_start (RunData *run,
       msg = msg_new (MSG_ADDED, probe);
       msg->shadow = g_object_ref (probe->shadow);
       post (run, msg);
-      probe_fail (probe, RELAY_ERROR_STAGE_CONNECT, "bad-url", message);
+
+      if (probe->msg == NULL)
+        {
+          message = g_strdup_printf (_("“%s” is not a valid URL."), endpoint->url);
+          probe_fail (probe, RELAY_ERROR_STAGE_CONNECT, "bad-url", message);
+        }
+      else
+        {
+          probe_fail (probe, RELAY_ERROR_STAGE_TLS, "ca-file", endpoint->ca_error);
+        }
       probe_finish (probe);
       return;
     }
@@ -1569,7 +1582,16 @@ run_prepare_endpoints (RunData *run)
 
           endpoint->extra_ca = g_tls_file_database_new (endpoint->ca_file, &error);
           if (endpoint->extra_ca == NULL)
-            g_warning ("Cannot read the CA file %s: %s", endpoint->ca_file, error->message);
+            {
+              g_autofree char *why = g_strdup (error->message);
+
+              g_strchomp (why);
+              if (g_str_has_suffix (why, "."))
+                why[strlen (why) - 1] = '\0';
+              endpoint->ca_error = g_strdup_printf (_("Cannot read the CA file %s (%s). Give a PEM "
+                                                      "file of CA certificates."),
+                                                    endpoint->ca_file, why);
+            }
         }
 
       if (run->connection == RELAY_CONNECTION_WARM)
