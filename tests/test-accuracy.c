@@ -64,6 +64,7 @@ test_injected_delays (void)
   g_autoptr(GArray) ttfts = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) gaps = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) dns = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) lags = g_array_new (FALSE, FALSE, sizeof (double));
   RelayStats stats;
   guint n;
 
@@ -102,6 +103,17 @@ test_injected_delays (void)
 
       chunks = relay_trace_get_chunks (trace, &n_chunks);
       g_assert_cmpuint (n_chunks, ==, TOKENS);
+      for (guint c = 0; c < n_chunks; c++)
+        {
+          gint64 sent = relay_trace_get_chunk_sent (trace, c);
+          gint64 read = relay_trace_get_mono_start (trace) + chunks[c].t_us;
+
+          /* Same machine, same clock: a chunk is read after it was sent. */
+          g_assert_cmpint (sent, >, 0);
+          g_assert_cmpint (read, >=, sent);
+          v = (read - sent) / 1000.0;
+          g_array_append_val (lags, v);
+        }
       for (guint c = 1; c < n_chunks; c++)
         {
           v = (chunks[c].t_us - chunks[c - 1].t_us) / 1000.0;
@@ -115,6 +127,9 @@ test_injected_delays (void)
   assert_near ("headers → first token p50", stats.p50, TTFT_MS);
   relay_stats_compute ((double *) (gpointer) dns->data, dns->len, &stats);
   assert_near ("DNS p50", stats.p50, DNS_MS);
+  relay_stats_compute ((double *) (gpointer) lags->data, lags->len, &stats);
+  g_test_message ("read lag after the relay's send stamp: p50 %.3f ms, p99 %.3f ms", stats.p50, stats.p99);
+  g_assert_cmpfloat (stats.p50, <=, 5.0);
   relay_stats_compute ((double *) (gpointer) gaps->data, gaps->len, &stats);
   assert_near ("inter-chunk gap p50", stats.p50, ITL_MS);
   /* Gaps are paced against absolute deadlines, so they cannot drift far either way. */

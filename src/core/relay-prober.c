@@ -88,6 +88,7 @@ typedef struct
   guint       job;
   gint64      marks[RELAY_N_MARKS];
   GArray     *chunks;       /* MSG_PROGRESS: chunks since the last message */
+  GArray     *sent;         /* … and their senders' stamps (gint64, -1 unknown) */
   RelayTrace *shadow;       /* MSG_ADDED (for wall/mono start) and MSG_FINISHED */
 } Msg;
 
@@ -150,6 +151,7 @@ typedef struct
   GSource             *grace_source;
   GString             *error_body;
   GArray              *pending;
+  GArray              *pending_sent;
   guint8              *buffer;
   gint64               t0;
   gint64               last_post;
@@ -218,6 +220,7 @@ static void
 msg_free (Msg *msg)
 {
   g_clear_pointer (&msg->chunks, g_array_unref);
+  g_clear_pointer (&msg->sent, g_array_unref);
   g_clear_object (&msg->shadow);
   g_free (msg);
 }
@@ -285,6 +288,13 @@ copy_final (RelayTrace *trace,
   chunks = relay_trace_get_chunks (shadow, &n_chunks);
   for (guint i = have; i < n_chunks; i++)
     relay_trace_add_chunk (trace, chunks[i].t_us, chunks[i].kind, chunks[i].bytes, chunks[i].chars);
+  for (guint i = 0; i < n_chunks; i++)
+    {
+      gint64 sent = relay_trace_get_chunk_sent (shadow, i);
+
+      if (sent >= 0)
+        relay_trace_set_chunk_sent (trace, i, sent);
+    }
 
   relay_trace_set_usage (trace, relay_trace_get_usage (shadow));
   relay_trace_set_http_status (trace, relay_trace_get_http_status (shadow));
@@ -338,7 +348,11 @@ apply_msg (RunData *run,
       for (guint i = 0; msg->chunks != NULL && i < msg->chunks->len; i++)
         {
           const RelayChunk *c = &g_array_index (msg->chunks, RelayChunk, i);
+          gint64 sent = g_array_index (msg->sent, gint64, i);
+
           relay_trace_add_chunk (trace, c->t_us, c->kind, c->bytes, c->chars);
+          if (sent >= 0)
+            relay_trace_set_chunk_sent (trace, relay_trace_get_n_chunks (trace) - 1, sent);
         }
       relay_trace_emit_changed (trace);
       g_signal_emit (run->prober, signals[TRACE_CHANGED], 0, trace);
@@ -437,7 +451,9 @@ probe_post_progress (Probe    *probe,
   if (probe->pending->len > 0)
     {
       msg->chunks = g_steal_pointer (&probe->pending);
+      msg->sent = g_steal_pointer (&probe->pending_sent);
       probe->pending = g_array_sized_new (FALSE, FALSE, sizeof (RelayChunk), 64);
+      probe->pending_sent = g_array_sized_new (FALSE, FALSE, sizeof (gint64), 64);
     }
   probe->last_post = probe->now;
   post (probe->run, msg);
@@ -485,6 +501,7 @@ probe_free (Probe *probe)
   if (probe->error_body != NULL)
     g_string_free (probe->error_body, TRUE);
   g_clear_pointer (&probe->pending, g_array_unref);
+  g_clear_pointer (&probe->pending_sent, g_array_unref);
   g_free (probe->buffer);
   g_free (probe);
 }
@@ -871,7 +888,10 @@ on_sse_event (const char *event_type,
       RelayChunk chunk = { t, (guint32) data_len, event.chars, event.kind };
 
       relay_trace_add_chunk (probe->shadow, t, event.kind, chunk.bytes, chunk.chars);
+      if (event.sent_us >= 0)
+        relay_trace_set_chunk_sent (probe->shadow, relay_trace_get_n_chunks (probe->shadow) - 1, event.sent_us);
       g_array_append_val (probe->pending, chunk);
+      g_array_append_val (probe->pending_sent, event.sent_us);
 
       if (!relay_trace_has_mark (probe->shadow, RELAY_MARK_FIRST_TOKEN))
         relay_trace_set_mark (probe->shadow, RELAY_MARK_FIRST_TOKEN, t);
@@ -1409,6 +1429,7 @@ probe_start (RunData *run,
   probe->cancellable = g_cancellable_new ();
   probe->shadow = relay_trace_new (job->run_index, job->seq);
   probe->pending = g_array_sized_new (FALSE, FALSE, sizeof (RelayChunk), 64);
+  probe->pending_sent = g_array_sized_new (FALSE, FALSE, sizeof (gint64), 64);
   probe->usage = (RelayUsage) RELAY_USAGE_INIT;
 
   g_ptr_array_add (run->probes, probe);

@@ -31,6 +31,7 @@ struct _RelayTrace
   gint64           marks[RELAY_N_MARKS];
 
   GArray          *chunks;
+  GArray          *chunk_sent;   /* gint64 per chunk, created on first use */
   RelayUsage       usage;
 
   guint            http_status;
@@ -78,6 +79,7 @@ relay_trace_finalize (GObject *object)
 
   g_clear_pointer (&self->wall_start, g_date_time_unref);
   g_clear_pointer (&self->chunks, g_array_unref);
+  g_clear_pointer (&self->chunk_sent, g_array_unref);
   g_clear_pointer (&self->http_version, g_free);
   g_clear_pointer (&self->remote, g_free);
   g_clear_pointer (&self->tls_version, g_free);
@@ -452,6 +454,38 @@ relay_trace_get_chunks (RelayTrace *self,
     *n_chunks = self->chunks->len;
 
   return (const RelayChunk *) (gpointer) self->chunks->data;
+}
+
+void
+relay_trace_set_chunk_sent (RelayTrace *self,
+                            guint       index,
+                            gint64      sent_us)
+{
+  g_return_if_fail (RELAY_IS_TRACE (self));
+  g_return_if_fail (index < self->chunks->len);
+
+  if (self->chunk_sent == NULL)
+    self->chunk_sent = g_array_sized_new (FALSE, FALSE, sizeof (gint64), self->chunks->len);
+
+  while (self->chunk_sent->len <= index)
+    {
+      gint64 unknown = -1;
+      g_array_append_val (self->chunk_sent, unknown);
+    }
+
+  g_array_index (self->chunk_sent, gint64, index) = sent_us;
+}
+
+gint64
+relay_trace_get_chunk_sent (RelayTrace *self,
+                            guint       index)
+{
+  g_return_val_if_fail (RELAY_IS_TRACE (self), -1);
+
+  if (self->chunk_sent == NULL || index >= self->chunk_sent->len)
+    return -1;
+
+  return g_array_index (self->chunk_sent, gint64, index);
 }
 
 guint

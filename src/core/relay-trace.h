@@ -70,6 +70,13 @@ void              relay_trace_add_chunk           (RelayTrace       *self,
 const RelayChunk *relay_trace_get_chunks          (RelayTrace       *self,
                                                    guint            *n_chunks);
 guint             relay_trace_get_n_chunks        (RelayTrace       *self);
+/* The sender's own monotonic send stamp of a chunk (the simulated relay's
+ * "relayscope_sent_us"), for measuring read lag; -1 when unknown. Kept in memory only. */
+void              relay_trace_set_chunk_sent      (RelayTrace       *self,
+                                                   guint             index,
+                                                   gint64            sent_us);
+gint64            relay_trace_get_chunk_sent      (RelayTrace       *self,
+                                                   guint             index);
 /* Output characters over all chunks. */
 guint64           relay_trace_get_output_chars    (RelayTrace       *self);
 
