@@ -1327,6 +1327,24 @@ on_sent (GObject      *object,
       return;
     }
 
+  {
+    SoupMessageHeaders *headers = soup_message_get_response_headers (probe->msg);
+    const char *encoding = soup_message_headers_get_one (headers, "Content-Encoding");
+
+    /* Decoding would need buffering that blurs every chunk's time; name it instead. */
+    if (encoding != NULL && g_ascii_strcasecmp (encoding, "identity") != 0)
+      {
+        g_autofree char *message =
+          g_strdup_printf (_("The server compressed the event stream (Content-Encoding: %s) "
+                             "although the probe asked for none. A proxy or relay on the way "
+                             "compresses text/event-stream, which also delays chunks: turn "
+                             "compression off for streaming responses."), encoding);
+        probe_fail (probe, RELAY_ERROR_STAGE_STREAM, "compressed", message);
+        probe_finish (probe);
+        return;
+      }
+  }
+
   probe->buffer = g_malloc (READ_BUFFER_SIZE);
   probe->parser = relay_sse_parser_new (probe->run->max_line, on_sse_event, probe);
   probe_read_next (probe);
