@@ -388,6 +388,11 @@ relay_summary_table_class_init (RelaySummaryTableClass *klass)
   gtk_widget_class_set_css_name (widget_class, "summarytable");
 }
 
+static const RelayMetric metric_order[] = {
+  RELAY_METRIC_TTFT, RELAY_METRIC_ITL, RELAY_METRIC_TOKENS_PER_SECOND, RELAY_METRIC_TOTAL,
+  RELAY_METRIC_WAIT, RELAY_METRIC_DNS, RELAY_METRIC_TCP, RELAY_METRIC_TLS,
+};
+
 static void
 relay_summary_table_init (RelaySummaryTable *self)
 {
@@ -412,8 +417,10 @@ relay_summary_table_init (RelaySummaryTable *self)
   add_column (self, COLUMN_MODEL, _("Model"), NULL, TRUE);
   add_column (self, COLUMN_N, _("n"), _("Traces"), FALSE);
   add_column (self, COLUMN_ERRORS, _("Errors"), NULL, FALSE);
-  for (guint m = 0; m < RELAY_N_METRICS; m++)
+  /* What users compare first comes first; the connection stages follow. */
+  for (guint i = 0; i < G_N_ELEMENTS (metric_order); i++)
     {
+      RelayMetric m = metric_order[i];
       g_autofree char *p50 = NULL;
       g_autofree char *p95 = NULL;
 
