@@ -14,6 +14,7 @@
 
 #include "relay-budget.h"
 #include "relay-cli.h"
+#include "relay-cli-experiment.h"
 #include "relay-prober.h"
 #include "relay-sim-demo.h"
 #include "relay-summary.h"
@@ -572,6 +573,8 @@ relay_cli_run (int    argc,
     return cmd_probe (argc - 1, argv + 1);
   if (strcmp (command, "show") == 0)
     return cmd_show (argc - 1, argv + 1);
+  if (strcmp (command, "experiment") == 0)
+    return relay_cli_experiment (argc - 1, argv + 1);
   if (strcmp (command, "--help") == 0 || strcmp (command, "-h") == 0 || strcmp (command, "help") == 0)
     {
       print_usage ();
