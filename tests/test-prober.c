@@ -373,6 +373,115 @@ test_key_sent (void)
   g_unsetenv ("RELAYSCOPE_TEST_UNSET_KEY");
 }
 
+
+/* A minimal HTTP CONNECT proxy that waits PROXY_DELAY_MS before it answers, so the proxy
+ * negotiation segment has a known length. */
+#define PROXY_DELAY_MS 40
+
+static void
+splice_done (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_io_stream_splice_finish (result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+on_proxy_run (GThreadedSocketService *service,
+              GSocketConnection      *connection,
+              GObject                *source,
+              gpointer                user_data)
+{
+  g_autoptr(GDataInputStream) in = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (connection)));
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) upstream = NULL;
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autofree char *request = NULL;
+  g_auto(GStrv) parts = NULL;
+  const char *reply = "HTTP/1.1 200 Connection established\r\n\r\n";
+  gboolean done = FALSE;
+
+  /* Nothing follows the CONNECT request until it is answered, so reading lines cannot
+   * swallow the TLS handshake. */
+  g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (in), FALSE);
+  request = g_data_input_stream_read_line (in, NULL, NULL, NULL);
+  if (request == NULL)
+    return TRUE;
+  for (;;)
+    {
+      g_autofree char *line = g_data_input_stream_read_line (in, NULL, NULL, NULL);
+
+      if (line == NULL || line[0] == '\r' || line[0] == '\0')
+        break;
+    }
+
+  parts = g_strsplit (request, " ", 3);
+  if (g_strv_length (parts) < 2 || g_strcmp0 (parts[0], "CONNECT") != 0)
+    return TRUE;
+
+  g_usleep (PROXY_DELAY_MS * 1000);
+  upstream = g_socket_client_connect_to_host (client, parts[1], 443, NULL, NULL);
+  if (upstream == NULL)
+    return TRUE;
+
+  g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (connection)),
+                             reply, strlen (reply), NULL, NULL, NULL);
+
+  g_main_context_push_thread_default (context);
+  g_io_stream_splice_async (G_IO_STREAM (connection), G_IO_STREAM (upstream),
+                            G_IO_STREAM_SPLICE_NONE, G_PRIORITY_DEFAULT, NULL,
+                            splice_done, &done);
+  while (!done)
+    g_main_context_iteration (context, TRUE);
+  g_main_context_pop_thread_default (context);
+
+  return TRUE;
+}
+
+static void
+test_proxy_segment (void)
+{
+  g_autoptr(RelaySimServer) server = relay_test_start_sim ("fast", TRUE, quick_profile);
+  g_autoptr(RelayEndpoint) endpoint = relay_test_endpoint (server, "localhost", RELAY_API_OPENAI_CHAT, NULL);
+  g_autoptr(GSocketService) proxy = g_threaded_socket_service_new (4);
+  g_autoptr(RelayProbePlan) plan = relay_probe_plan_new ();
+  g_autoptr(RelaySession) session = relay_session_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RelayTrace) trace = NULL;
+  g_autofree char *proxy_uri = NULL;
+  guint16 port;
+  double negotiation;
+
+  port = g_socket_listener_add_any_inet_port (G_SOCKET_LISTENER (proxy), NULL, &error);
+  g_assert_no_error (error);
+  g_signal_connect (proxy, "run", G_CALLBACK (on_proxy_run), NULL);
+  g_socket_service_start (proxy);
+
+  proxy_uri = g_strdup_printf ("http://127.0.0.1:%u", port);
+  relay_endpoint_set_proxy (endpoint, proxy_uri);
+  relay_probe_plan_add_endpoint (plan, endpoint);
+  error = relay_test_run_plan (plan, session, NULL, NULL);
+  g_assert_no_error (error);
+
+  trace = relay_test_get_trace (session, 0);
+  g_assert_cmpstr (relay_trace_get_error_message (trace), ==, NULL);
+  g_assert_true (relay_trace_has_mark (trace, RELAY_MARK_PROXY_START));
+  g_assert_true (relay_trace_has_mark (trace, RELAY_MARK_PROXY_END));
+  g_assert_true (relay_trace_has_mark (trace, RELAY_MARK_TLS_END));
+  assert_marks_ordered (trace);
+
+  /* The proxy's own delay is its segment, not TCP's and not TLS's. */
+  negotiation = relay_trace_get_stage_duration (trace, RELAY_STAGE_PROXY) / 1000.0;
+  g_test_message ("proxy negotiation %.2f ms for an injected %d ms", negotiation, PROXY_DELAY_MS);
+  g_assert_cmpfloat (negotiation, >=, PROXY_DELAY_MS - 1);
+  g_assert_cmpfloat (negotiation, <=, PROXY_DELAY_MS + 30);
+  g_assert_cmpfloat (relay_test_ms (trace, RELAY_MARK_CONNECT_START, RELAY_MARK_TCP_END), <, PROXY_DELAY_MS);
+
+  g_socket_service_stop (proxy);
+  g_socket_listener_close (G_SOCKET_LISTENER (proxy));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -386,6 +495,7 @@ main (int    argc,
   g_test_add_func ("/prober/rate-limit", test_rate_limit);
   g_test_add_func ("/prober/cancel", test_cancel);
   g_test_add_func ("/prober/key-from-environment", test_key_sent);
+  g_test_add_func ("/prober/proxy-segment", test_proxy_segment);
 
   return g_test_run ();
 }

@@ -995,7 +995,7 @@ on_read (GObject      *object,
 
   if (n < 0)
     {
-      if (probe->saw_done && (probe->stop_reading || !probe->timed_out))
+      if (probe->saw_done)
         {
           /* The stream had already ended properly; a late close is not the probe's fault. */
           probe_finish (probe);
