@@ -53,6 +53,11 @@ case "$cmd" in
     install_missing
     build
     export GSETTINGS_SCHEMA_DIR="$builddir/data"
+    # With no endpoint configured yet, start straight into the simulated demo relays.
+    config="${XDG_CONFIG_HOME:-$HOME/.config}/relayscope/endpoints.json"
+    if [ $# -eq 0 ] && [ ! -s "$config" ]; then
+      set -- --demo
+    fi
     exec "$builddir/src/ui/relayscope" "$@"
     ;;
   test)
