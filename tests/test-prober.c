@@ -475,7 +475,9 @@ test_proxy_segment (void)
   negotiation = relay_trace_get_stage_duration (trace, RELAY_STAGE_PROXY) / 1000.0;
   g_test_message ("proxy negotiation %.2f ms for an injected %d ms", negotiation, PROXY_DELAY_MS);
   g_assert_cmpfloat (negotiation, >=, PROXY_DELAY_MS - 1);
-  g_assert_cmpfloat (negotiation, <=, PROXY_DELAY_MS + 30);
+  /* Under valgrind or sanitizers every step is slow; only the lower bound holds there. */
+  if (g_strcmp0 (g_getenv ("RELAYSCOPE_TIMING_TESTS"), "0") != 0)
+    g_assert_cmpfloat (negotiation, <=, PROXY_DELAY_MS + 30);
   g_assert_cmpfloat (relay_test_ms (trace, RELAY_MARK_CONNECT_START, RELAY_MARK_TCP_END), <, PROXY_DELAY_MS);
 
   g_socket_service_stop (proxy);

@@ -167,6 +167,17 @@ typedef struct
 } Probe;
 
 static void probe_finish          (Probe *probe);
+
+/* Sources here are created, attached and kept: dropping one takes both steps. */
+static void
+clear_source (GSource **source)
+{
+  if (*source != NULL)
+    {
+      g_source_destroy (*source);
+      g_clear_pointer (source, g_source_unref);
+    }
+}
 static void run_schedule          (RunData *run);
 static void probe_read_next       (Probe *probe);
 
@@ -490,8 +501,8 @@ probe_mark_once (Probe     *probe,
 static void
 probe_free (Probe *probe)
 {
-  g_clear_pointer (&probe->timeout_source, g_source_destroy);
-  g_clear_pointer (&probe->grace_source, g_source_destroy);
+  clear_source (&probe->timeout_source);
+  clear_source (&probe->grace_source);
   g_clear_object (&probe->stream);
   g_clear_object (&probe->msg);
   g_clear_object (&probe->session);
@@ -793,8 +804,8 @@ probe_finish (Probe *probe)
       relay_trace_set_usage (probe->shadow, &usage);
     }
 
-  g_clear_pointer (&probe->timeout_source, g_source_destroy);
-  g_clear_pointer (&probe->grace_source, g_source_destroy);
+  clear_source (&probe->timeout_source);
+  clear_source (&probe->grace_source);
   probe_close_stream (probe);
 
   msg = msg_new (MSG_FINISHED, probe);
@@ -1668,7 +1679,7 @@ worker_thread (gpointer data)
   if (run->in_flight > 0 || run->warming > 0 || run->next_job < run->jobs->len)
     g_main_loop_run (run->loop);
 
-  g_clear_pointer (&run->rate_source, g_source_destroy);
+  clear_source (&run->rate_source);
   g_source_destroy (run->cancel_source);
   g_clear_pointer (&run->cancel_source, g_source_unref);
 
