@@ -57,6 +57,11 @@ static const Field fields[] = {
   { "model", FIELD_STRING, offsetof (RelaySimProfile, model), 0, 0 },
   UINT_FIELD (seed, G_MAXUINT32),
   { "fault_cycle", FIELD_STRING, offsetof (RelaySimProfile, fault_cycle), 0, 0 },
+  DOUBLE_FIELD (queue_ms_per_active, 0, 600000),
+  DOUBLE_FIELD (relay_overhead_ms, 0, 600000),
+  DOUBLE_FIELD (ratelimit_remaining, -1, 1e9),
+  { "model_ttft_ms", FIELD_STRING, offsetof (RelaySimProfile, model_ttft_ms), 0, 0 },
+  { "effort_reasoning_tokens", FIELD_STRING, offsetof (RelaySimProfile, effort_reasoning_tokens), 0, 0 },
 };
 
 static const char * const fault_names[] = {
@@ -126,6 +131,7 @@ init_defaults (RelaySimProfile *profile)
   profile->tokens = 64;
   profile->fault_after = 8;
   profile->fault_bytes = 256 * 1024;
+  profile->ratelimit_remaining = -1;
 }
 
 gboolean
@@ -214,6 +220,8 @@ relay_sim_profile_copy (const RelaySimProfile *src,
   *dest = *src;
   dest->model = g_strdup (src->model);
   dest->fault_cycle = g_strdup (src->fault_cycle);
+  dest->model_ttft_ms = g_strdup (src->model_ttft_ms);
+  dest->effort_reasoning_tokens = g_strdup (src->effort_reasoning_tokens);
 }
 
 void
@@ -223,6 +231,8 @@ relay_sim_profile_clear (RelaySimProfile *profile)
 
   g_clear_pointer (&profile->model, g_free);
   g_clear_pointer (&profile->fault_cycle, g_free);
+  g_clear_pointer (&profile->model_ttft_ms, g_free);
+  g_clear_pointer (&profile->effort_reasoning_tokens, g_free);
 }
 
 static const Field *
@@ -255,6 +265,38 @@ check_fault_cycle (const char  *cycle,
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                        "fault_cycle: unknown fault “%s”", parts[i]);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* "name:number|name:number", as model_ttft_ms and effort_reasoning_tokens take them. */
+static gboolean
+check_number_map (const char  *field,
+                  const char  *map,
+                  GError     **error)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (map == NULL)
+    return TRUE;
+
+  parts = g_strsplit (map, "|", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      const char *colon = strrchr (parts[i], ':');
+      char *end = NULL;
+      double value = -1;
+
+      if (colon != NULL)
+        value = g_ascii_strtod (colon + 1, &end);
+      if (colon == NULL || colon == parts[i] || end == colon + 1 || *g_strchug (end) != '\0' ||
+          !(value >= 0 && value <= 1e9))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "%s: “%s” is not name:number", field, parts[i]);
           return FALSE;
         }
     }
@@ -361,6 +403,10 @@ set_from_string (RelaySimProfile  *profile,
         if (field->offset == offsetof (RelaySimProfile, fault_cycle) &&
             !check_fault_cycle (v, error))
           return FALSE;
+        if ((field->offset == offsetof (RelaySimProfile, model_ttft_ms) ||
+             field->offset == offsetof (RelaySimProfile, effort_reasoning_tokens)) &&
+            !check_number_map (field->name, v, error))
+          return FALSE;
 
         g_free (*member);
         *member = g_strdup (v);
@@ -421,6 +467,8 @@ normalize (RelaySimProfile *profile,
   /* An explicit fault replaces a cycle inherited from the base profile. */
   if (fault_given)
     g_clear_pointer (&profile->fault_cycle, g_free);
+  g_clear_pointer (&profile->model_ttft_ms, g_free);
+  g_clear_pointer (&profile->effort_reasoning_tokens, g_free);
 }
 
 gboolean

@@ -50,6 +50,13 @@ typedef struct
   guint32       seed;                  /* jitter and fault dice; 0 = random */
   char         *fault_cycle;           /* "http-429|reset|…": a faulty request takes the next
                                         * of these instead of fault (NULL: always fault) */
+  double        queue_ms_per_active;   /* more headers delay per request already in flight */
+  double        relay_overhead_ms;     /* headers delay the latency headers leave out, as a
+                                        * relay in front of the upstream adds */
+  double        ratelimit_remaining;   /* x-ratelimit-remaining-requests; < 0 counts down */
+  char         *model_ttft_ms;         /* "model:ms|model:ms": ttft_ms by requested model */
+  char         *effort_reasoning_tokens; /* "low:n|medium:n|high:n": reasoning_tokens by the
+                                        * request's effort (Anthropic: thinking budget) */
 } RelaySimProfile;
 
 /* Named profiles: "fast", "congested", "buffering", "reasoning", "flaky". */

@@ -73,6 +73,7 @@ typedef struct
 
   gint64             t_request;
   gint64             t_headers;
+  gint64             overhead_us;  /* part of the headers delay the latency headers leave out */
   gint64             t_tail;
   gint64            *token_times;
   guint              n_reasoning;
@@ -861,14 +862,19 @@ set_response_headers (Stream *st,
                       guint   status)
 {
   SoupMessageHeaders *headers = soup_server_message_get_response_headers (st->msg);
-  double processing_ms = (st->t_headers - st->t_request) / 1000.0;
+  double processing_ms = MAX (0, st->t_headers - st->t_request - st->overhead_us) / 1000.0;
   g_autofree char *processing = g_strdup_printf ("%.0f", processing_ms);
   g_autofree char *timing = NULL;
   g_autofree char *remaining = NULL;
   guint n = (guint) g_atomic_int_get (&st->server->n_requests);
 
   timing = g_strdup_printf ("upstream;dur=%.1f", processing_ms);
-  remaining = g_strdup_printf ("%u", status == 429 ? 0 : 10000 - (n % 10000));
+  if (status == 429)
+    remaining = g_strdup ("0");
+  else if (st->profile.ratelimit_remaining >= 0)
+    remaining = g_strdup_printf ("%.0f", st->profile.ratelimit_remaining);
+  else
+    remaining = g_strdup_printf ("%u", 10000 - (n % 10000));
 
   soup_message_headers_replace (headers, "openai-processing-ms", processing);
   soup_message_headers_replace (headers, "server-timing", timing);
@@ -1434,6 +1440,62 @@ roll_fault (RelaySimServer        *self,
   return fault;
 }
 
+/* Looks key up in "name:number|name:number"; FALSE when it is not there. */
+static gboolean
+lookup_number (const char *map,
+               const char *key,
+               double     *value)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (map == NULL || key == NULL)
+    return FALSE;
+
+  parts = g_strsplit (map, "|", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *colon = strrchr (parts[i], ':');
+
+      if (colon == NULL)
+        continue;
+      *colon = '\0';
+      if (strcmp (g_strstrip (parts[i]), key) == 0)
+        {
+          *value = g_ascii_strtod (colon + 1, NULL);
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+/* The reasoning effort a request asks for: OpenAI names it, Anthropic gives a thinking budget
+ * (up to 2048 tokens reads as low, from 8192 as high). NULL when it asks for none. */
+static const char *
+request_effort (JsonObject *request)
+{
+  const char *effort = json_object_get_string_member_with_default (request, "reasoning_effort", NULL);
+  JsonNode *thinking = json_object_get_member (request, "thinking");
+
+  if (effort != NULL)
+    return effort;
+
+  if (thinking != NULL && JSON_NODE_HOLDS_OBJECT (thinking))
+    {
+      gint64 budget = get_int_member (json_node_get_object (thinking), "budget_tokens", -1);
+
+      if (budget < 0)
+        return NULL;
+      if (budget <= 2048)
+        return "low";
+      if (budget >= 8192)
+        return "high";
+      return "medium";
+    }
+
+  return NULL;
+}
+
 static gboolean
 prefix_seen (RelaySimServer *self,
              const char     *prompt)
@@ -1477,6 +1539,7 @@ handle_chat (RelaySimServer    *self,
   Stream *st;
   gint64 max_tokens;
   double prefill_tokens;
+  double by_key;
   gint64 t;
   gsize prompt_len;
 
@@ -1550,6 +1613,13 @@ handle_chat (RelaySimServer    *self,
     st->cached_tokens = (guint) (st->prompt_tokens * profile.cache_discount);
   prefill_tokens = st->prompt_tokens - st->cached_tokens;
 
+  /* Per model and per effort, so that one relay can stand for a flagship and a small
+   * variant, or for a model thinking longer at a higher effort. */
+  if (lookup_number (profile.model_ttft_ms, model, &by_key))
+    profile.ttft_ms = st->profile.ttft_ms = by_key;
+  if (lookup_number (profile.effort_reasoning_tokens, request_effort (request), &by_key))
+    profile.reasoning_tokens = st->profile.reasoning_tokens = (guint) by_key;
+
   /* Tokens: reasoning first, then content capped by the request's max_tokens. */
   max_tokens = get_int_member (request, "max_completion_tokens",
                                get_int_member (request, "max_tokens", -1));
@@ -1562,9 +1632,14 @@ handle_chat (RelaySimServer    *self,
     }
   st->n_total = st->n_reasoning + st->n_content;
 
-  /* The schedule, as absolute deadlines from the request's arrival. */
+  /* The schedule, as absolute deadlines from the request's arrival. A queue makes every
+   * request already in flight delay this one; a relay's own overhead is not in the upstream's
+   * processing time it reports. */
+  st->overhead_us = (gint64) (profile.relay_overhead_ms * 1000);
   st->t_headers = t_request + (gint64) (profile.headers_delay_ms * 1000 +
-                                        profile.prefill_us_per_token * prefill_tokens);
+                                        profile.prefill_us_per_token * prefill_tokens +
+                                        profile.queue_ms_per_active * 1000 *
+                                        g_atomic_int_get (&self->n_active)) + st->overhead_us;
   t = st->t_headers + (gint64) (profile.ttft_ms * 1000);
   st->token_times = g_new (gint64, MAX (st->n_total, 1));
   for (guint i = 0; i < st->n_total; i++)
