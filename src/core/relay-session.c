@@ -335,6 +335,44 @@ relay_session_add_trace (RelaySession *self,
   relay_session_set_modified (self, TRUE);
 }
 
+JsonNode *
+relay_session_get_extra (RelaySession *self,
+                         const char   *name)
+{
+  g_return_val_if_fail (RELAY_IS_SESSION (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  if (self->extras == NULL || !json_object_has_member (self->extras, name))
+    return NULL;
+
+  return json_object_get_member (self->extras, name);
+}
+
+void
+relay_session_set_extra (RelaySession *self,
+                         const char   *name,
+                         JsonNode     *value)
+{
+  g_return_if_fail (RELAY_IS_SESSION (self));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (!g_strv_contains (session_members, name));
+
+  if (value == NULL)
+    {
+      if (self->extras == NULL || !json_object_has_member (self->extras, name))
+        return;
+      json_object_remove_member (self->extras, name);
+    }
+  else
+    {
+      if (self->extras == NULL)
+        self->extras = json_object_new ();
+      json_object_set_member (self->extras, name, json_node_copy (value));
+    }
+
+  relay_session_set_modified (self, TRUE);
+}
+
 gboolean
 relay_session_get_modified (RelaySession *self)
 {

@@ -60,6 +60,16 @@ GListModel    *relay_session_get_traces       (RelaySession   *self);
 void           relay_session_add_trace        (RelaySession   *self,
                                                RelayTrace     *trace);
 
+/* Top-level members the session itself does not define (an experiment's definition and
+ * result, members from newer versions): kept on load and written back. get returns NULL when
+ * absent (the node stays owned by the session); set copies value, NULL removes the member.
+ * The session's own members ("title", "traces", …) cannot be set this way. */
+JsonNode      *relay_session_get_extra        (RelaySession   *self,
+                                               const char     *name);
+void           relay_session_set_extra        (RelaySession   *self,
+                                               const char     *name,
+                                               JsonNode       *value);
+
 /* TRUE when changed since the last load or save ("notify::modified"). */
 gboolean       relay_session_get_modified     (RelaySession   *self);
 void           relay_session_set_modified     (RelaySession   *self,
