@@ -13,6 +13,7 @@
 
 #include "relay-chart-export.h"
 #include "relay-chart-palette.h"
+#include "relay-run.h"
 #include "relay-stream-painter.h"
 #include "relay-waterfall-painter.h"
 
@@ -190,6 +191,16 @@ test_palette (void)
   g_assert_cmpint (relay_chart_stage_pattern (RELAY_STAGE_OTHER), ==, RELAY_CHART_PATTERN_HATCH);
   g_assert_cmpint (relay_chart_stage_pattern (RELAY_STAGE_WAIT), ==, RELAY_CHART_PATTERN_SOLID);
   g_assert_true (relay_chart_series_color (0, FALSE) != relay_chart_series_color (1, FALSE));
+  /* Series never wear the error colour, which marks stalls and failures on the same chart. */
+  for (guint dark = 0; dark < 2; dark++)
+    {
+      RelayChartStyle style;
+
+      relay_chart_style_init (&style, dark);
+      for (guint i = 0; i < relay_chart_series_n_colors (); i++)
+        g_assert_cmpint (pixel_distance (color_to_pixel (relay_chart_series_color (i, dark)),
+                                         color_to_pixel (&style.error)), >, 45);
+    }
   g_assert_true (relay_chart_series_color (0, FALSE) ==
                  relay_chart_series_color (relay_chart_series_n_colors (), FALSE));
 }
@@ -694,6 +705,147 @@ test_stream_gaps (void)
   canvas_free (&canvas);
 }
 
+/* A congested relay's normal jitter is no stall; its 600 ms pause is. Each trace is judged
+ * against its own median gap, not the median of every trace pooled. */
+static void
+test_stream_per_trace_threshold (void)
+{
+  g_autoptr(RelaySession) session = relay_session_new ();
+  g_autoptr(RelayStreamPainter) painter = relay_stream_painter_new ();
+  static const double cycle[] = { 10, 35, 60 };
+  const RelayChartStyle *style;
+  const RelayChartColor *slow_color;
+  RelayTrace *fast, *slow;
+  Canvas canvas = canvas_new (1000, 500);
+  double t = 100, x, y, jitter_x = -1, stall_x = -1;
+
+  /* A fast relay: 200 chunks 10 ms apart. Pooled with the slow one, the median gap is
+   * 10 ms and everything over 50 ms would count as a stall. */
+  fast = add_streaming_trace (session, 1, 100, 200, 10, 0, 0);
+
+  /* A slow relay: gaps of 10, 35 and 60 ms in turn (median 35 ms, so its own threshold is
+   * 140 ms), with one 600 ms stall before chunk 60. */
+  slow = add_trace (session, 0, 2);
+  relay_trace_set_mark (slow, RELAY_MARK_FIRST_TOKEN, MS (t));
+  for (guint c = 0; c < 90; c++)
+    {
+      if (c == 60)
+        {
+          t += 600;
+          stall_x = t - 100;
+        }
+      else if (c > 0)
+        {
+          t += cycle[c % 3];
+          /* A 60 ms gap past the end of the fast trace, where only the slow one draws. */
+          if (cycle[c % 3] == 60 && t - 100 > 2300 && jitter_x < 0)
+            jitter_x = t - 100;
+        }
+      relay_trace_add_chunk (slow, MS (t), RELAY_CHUNK_CONTENT, 20, 5);
+    }
+  relay_trace_set_mark (slow, RELAY_MARK_END, MS (t + 5));
+  g_assert_cmpfloat (jitter_x, >, 0);
+
+  relay_stream_painter_set_traces (painter, relay_session_get_traces (session), NULL);
+  relay_stream_painter_set_mode (painter, RELAY_STREAM_MODE_GAPS);
+  relay_stream_painter_set_show_legend (painter, FALSE);
+  style = relay_stream_painter_get_style (painter);
+  slow_color = relay_chart_series_color (1, FALSE);
+
+  g_assert_cmpfloat_with_epsilon (relay_stream_painter_get_trace_stall_threshold (painter, fast), 50, 1e-9);
+  g_assert_cmpfloat_with_epsilon (relay_stream_painter_get_trace_stall_threshold (painter, slow), 140, 1e-9);
+
+  relay_stream_painter_draw (painter, canvas.cr, 1000, 500);
+
+  /* The slow trace's 60 ms gap: its own colour, no stall ring. */
+  relay_stream_painter_value_to_point (painter, 1000, 500, jitter_x, 60, &x, &y);
+  assert_pixel_color (canvas.surface, x, y, slow_color, "normal jitter of a slow trace");
+
+  /* Its 600 ms stall is marked. */
+  relay_stream_painter_value_to_point (painter, 1000, 500, stall_x, 600, &x, &y);
+  assert_pixel_color (canvas.surface, x, y, &style->error, "stall of a slow trace");
+
+  /* A threshold set by hand applies to every trace again: now the 60 ms gap is a stall. */
+  relay_stream_painter_set_stall_threshold (painter, 50);
+  g_assert_cmpfloat_with_epsilon (relay_stream_painter_get_trace_stall_threshold (painter, slow), 50, 1e-9);
+  relay_stream_painter_draw (painter, canvas.cr, 1000, 500);
+  relay_stream_painter_value_to_point (painter, 1000, 500, jitter_x, 60, &x, &y);
+  assert_pixel_color (canvas.surface, x, y, &style->error, "jitter over a threshold set by hand");
+
+  canvas_free (&canvas);
+}
+
+/* Labels are short ("relay-b #2"), and many traces of several endpoints are coloured by
+ * endpoint × model with one legend entry each. */
+static void
+test_stream_labels (void)
+{
+  g_autoptr(RelaySession) session = relay_session_new ();
+  g_autoptr(RelayStreamPainter) painter = relay_stream_painter_new ();
+  const char *pairs[][2] = {
+    { "Simulated: fast", "sim-fast-1" },
+    { "relay-b", "model-a" },
+    { "relay-b", "model-b" },
+  };
+  g_autoptr(GPtrArray) traces = g_ptr_array_new ();
+  Canvas canvas = canvas_new (900, 400);
+  g_autofree char *label = NULL;
+
+  for (guint p = 0; p < G_N_ELEMENTS (pairs); p++)
+    {
+      g_autoptr(RelayRun) run = relay_run_new (pairs[p][0], pairs[p][1]);
+      guint index = relay_session_add_run (session, run);
+
+      for (guint seq = 1; seq <= 4; seq++)
+        {
+          g_autoptr(RelayTrace) trace = relay_trace_new (index, seq);
+
+          relay_trace_set_mark (trace, RELAY_MARK_START, 0);
+          relay_trace_set_mark (trace, RELAY_MARK_FIRST_TOKEN, MS (100));
+          for (guint c = 0; c < 10; c++)
+            relay_trace_add_chunk (trace, MS (100 + c * 20), RELAY_CHUNK_CONTENT, 20, 5);
+          relay_session_add_trace (session, trace);
+          g_ptr_array_add (traces, trace);
+        }
+    }
+
+  relay_stream_painter_set_traces (painter, relay_session_get_traces (session), session);
+  relay_stream_painter_set_mode (painter, RELAY_STREAM_MODE_GAPS);
+
+  /* The demo prefix goes; the model shows only for an endpoint with several. */
+  label = relay_stream_painter_dup_trace_label (painter, g_ptr_array_index (traces, 1));
+  g_assert_cmpstr (label, ==, "fast #2");
+  g_clear_pointer (&label, g_free);
+  label = relay_stream_painter_dup_trace_label (painter, g_ptr_array_index (traces, 4 + 2));
+  g_assert_cmpstr (label, ==, "relay-b · model-a #3");
+  g_clear_pointer (&label, g_free);
+
+  /* Twelve traces of three groups: coloured by group. */
+  g_assert_true (relay_stream_painter_get_colors_by_group (painter));
+  relay_stream_painter_set_show_legend (painter, FALSE);
+  relay_stream_painter_draw (painter, canvas.cr, 900, 400);
+  g_assert_cmpint (cairo_status (canvas.cr), ==, CAIRO_STATUS_SUCCESS);
+  {
+    double x, y;
+
+    /* Every trace has the same gaps; the last drawn (the third group's) is on top. */
+    relay_stream_painter_value_to_point (painter, 900, 400, 100, 20, &x, &y);
+    assert_pixel_color (canvas.surface, x, y, relay_chart_series_color (2, FALSE), "coloured by group");
+  }
+
+  /* Four traces of one group: each its own colour. */
+  {
+    g_autoptr(GListStore) few = g_list_store_new (RELAY_TYPE_TRACE);
+
+    for (guint i = 0; i < 4; i++)
+      g_list_store_append (few, g_ptr_array_index (traces, i));
+    relay_stream_painter_set_traces (painter, G_LIST_MODEL (few), session);
+    g_assert_false (relay_stream_painter_get_colors_by_group (painter));
+  }
+
+  canvas_free (&canvas);
+}
+
 static void
 test_stream_cumulative (void)
 {
@@ -1005,6 +1157,8 @@ main (int   argc,
   g_test_add_func ("/charts/waterfall/dark-and-scroll", test_waterfall_dark_and_scroll);
   g_test_add_func ("/charts/waterfall/large", test_waterfall_large);
   g_test_add_func ("/charts/stream/gaps", test_stream_gaps);
+  g_test_add_func ("/charts/stream/per-trace-threshold", test_stream_per_trace_threshold);
+  g_test_add_func ("/charts/stream/labels", test_stream_labels);
   g_test_add_func ("/charts/stream/cumulative", test_stream_cumulative);
   g_test_add_func ("/charts/stream/distribution", test_stream_distribution);
   g_test_add_func ("/charts/stream/empty", test_stream_empty);

@@ -59,13 +59,14 @@ static const RelayChartColor chunk_colors[2][3] = {
   { RGB (0x62a0ea), RGB (0xf076c0), RGB (0xffa348) },
 };
 
+/* No red among them: red marks errors and stalls. */
 static const RelayChartColor series_colors[2][10] = {
   {
-    RGB (0x1c71d8), RGB (0xe66100), RGB (0x26a269), RGB (0xa51d2d), RGB (0x813d9c),
+    RGB (0x1c71d8), RGB (0xe66100), RGB (0x26a269), RGB (0x4a3fb0), RGB (0x813d9c),
     RGB (0x865e3c), RGB (0xd6409f), RGB (0x0f8f84), RGB (0x5e5c64), RGB (0x9c8e00),
   },
   {
-    RGB (0x62a0ea), RGB (0xffa348), RGB (0x57e389), RGB (0xff7b63), RGB (0xc061cb),
+    RGB (0x62a0ea), RGB (0xffbe6f), RGB (0x57e389), RGB (0x9d95f5), RGB (0xc061cb),
     RGB (0xcdab8f), RGB (0xf076c0), RGB (0x33c7b6), RGB (0xc0bfbc), RGB (0xe5d74f),
   },
 };

@@ -23,6 +23,9 @@
 #define AXIS_BOTTOM    40.0
 #define LEGEND_LINE    18.0
 #define LEGEND_MAX     12
+#define LEGEND_SWATCH  20.0   /* swatch and the gap after it */
+#define LEGEND_SPACING 24.0   /* between items on a line */
+#define MANY_SERIES    6      /* more traces than this are coloured by endpoint × model */
 #define STALL_RADIUS   3.0
 #define MIN_LOG_GAP    0.01   /* ms; coalesced chunks share a timestamp */
 
@@ -33,15 +36,30 @@ typedef struct
   double      scale;        /* CUMULATIVE: units per character */
   double      max_x;
   double      max_y;
+  double      threshold;    /* ms: this trace's stall threshold */
   guint       n_points;
+  guint       group;        /* index into groups */
+  guint       color;        /* index into the series palette */
 } Series;
+
+/* The traces of one endpoint × model. */
+typedef struct
+{
+  char   *endpoint;
+  char   *model;
+  char   *label;            /* compact: "fast", or "relay · model-a" for a multi-model endpoint */
+  guint   n_traces;
+  GArray *gaps;             /* DISTRIBUTION only: sorted, ms */
+  double  p50, p95, p99;
+  double  threshold;        /* DISTRIBUTION: the group's stall threshold */
+} Group;
 
 typedef struct
 {
-  char   *label;
-  GArray *gaps;             /* sorted, ms */
-  double  p50, p95, p99;
-} Group;
+  char   *text;
+  guint   color;            /* palette index; G_MAXUINT for the threshold entry */
+  double  width;            /* swatch, text and spacing, in pixels */
+} LegendItem;
 
 typedef struct
 {
@@ -72,7 +90,11 @@ struct _RelayStreamPainter
   /* Cache. */
   gboolean          dirty;
   GArray           *series;   /* of Series */
-  GPtrArray        *groups;   /* of Group, DISTRIBUTION only */
+  GPtrArray        *groups;   /* of Group */
+  GArray           *legend;   /* of LegendItem */
+  PangoContext     *measure;  /* measures legend labels */
+  gboolean          color_by_group;
+  gboolean          uniform_threshold;
   double            auto_threshold;
   double            min_gap;
   double            max_gap;
@@ -115,9 +137,19 @@ group_free (gpointer data)
 {
   Group *group = data;
 
+  g_free (group->endpoint);
+  g_free (group->model);
   g_free (group->label);
   g_array_unref (group->gaps);
   g_free (group);
+}
+
+static void
+legend_item_clear (gpointer data)
+{
+  LegendItem *item = data;
+
+  g_clear_pointer (&item->text, g_free);
 }
 
 static void
@@ -137,26 +169,42 @@ on_items_changed (GListModel         *model,
   mark_dirty (self);
 }
 
-static char *
-trace_label (RelayStreamPainter *self,
-             RelayTrace         *trace,
-             gboolean            with_seq)
+/* The demo relays are named "Simulated: fast"; the chart's title already says so, and
+ * twelve legend entries starting with the same eleven characters read as one. */
+static const char *
+short_endpoint_name (const char *name)
+{
+  static const char prefix[] = "Simulated: ";
+
+  if (name != NULL && g_str_has_prefix (name, prefix) && name[strlen (prefix)] != '\0')
+    return name + strlen (prefix);
+
+  return name;
+}
+
+static void
+trace_names (RelayStreamPainter  *self,
+             RelayTrace          *trace,
+             const char         **endpoint,
+             const char         **model)
 {
   RelayRun *run = NULL;
 
   if (self->session != NULL)
     run = relay_session_get_run (self->session, relay_trace_get_run (trace));
 
-  if (run == NULL)
-    return with_seq
-      ? g_strdup_printf (_("Run %u #%u"), relay_trace_get_run (trace), relay_trace_get_seq (trace))
-      : g_strdup_printf (_("Run %u"), relay_trace_get_run (trace));
+  *endpoint = run != NULL ? relay_run_get_endpoint (run) : NULL;
+  *model = run != NULL ? relay_run_get_model (run) : NULL;
+}
 
-  if (with_seq)
-    return g_strdup_printf ("%s · %s #%u", relay_run_get_endpoint (run),
-                            relay_run_get_model (run), relay_trace_get_seq (trace));
+/* A trace's label: its group's compact label and its number, "fast #2". */
+static char *
+series_label (RelayStreamPainter *self,
+              const Series       *series)
+{
+  const Group *group = g_ptr_array_index (self->groups, series->group);
 
-  return g_strdup_printf ("%s · %s", relay_run_get_endpoint (run), relay_run_get_model (run));
+  return g_strdup_printf ("%s #%u", group->label, relay_trace_get_seq (series->trace));
 }
 
 /* The k-th smallest value (0-based); reorders values. Linear on average, which matters for a
@@ -213,11 +261,194 @@ compare_double (gconstpointer a,
   return da < db ? -1 : da > db;
 }
 
+static double
+auto_threshold_for (double median)
+{
+  return MAX (4.0 * median, 50.0);
+}
+
+static guint
+find_group (RelayStreamPainter *self,
+            GHashTable         *index,
+            RelayTrace         *trace)
+{
+  const char *endpoint, *model;
+  g_autofree char *key = NULL;
+  gpointer value;
+  Group *group;
+
+  trace_names (self, trace, &endpoint, &model);
+  if (endpoint != NULL)
+    key = g_strdup_printf ("%s\n%s", endpoint, model != NULL ? model : "");
+  else
+    key = g_strdup_printf ("\n%u", relay_trace_get_run (trace));
+
+  if (g_hash_table_lookup_extended (index, key, NULL, &value))
+    return GPOINTER_TO_UINT (value);
+
+  group = g_new0 (Group, 1);
+  group->endpoint = endpoint != NULL ? g_strdup (endpoint)
+                                     : g_strdup_printf (_("Run %u"), relay_trace_get_run (trace));
+  group->model = g_strdup (model);
+  group->gaps = g_array_new (FALSE, FALSE, sizeof (double));
+  g_ptr_array_add (self->groups, group);
+  g_hash_table_insert (index, g_steal_pointer (&key), GUINT_TO_POINTER (self->groups->len - 1));
+
+  return self->groups->len - 1;
+}
+
+/* Short labels: the endpoint alone, with the model only when that endpoint shows several. */
+static void
+label_groups (RelayStreamPainter *self)
+{
+  for (guint g = 0; g < self->groups->len; g++)
+    {
+      Group *group = g_ptr_array_index (self->groups, g);
+      gboolean several_models = FALSE;
+
+      for (guint h = 0; h < self->groups->len && !several_models; h++)
+        {
+          const Group *other = g_ptr_array_index (self->groups, h);
+
+          several_models = h != g && g_strcmp0 (other->endpoint, group->endpoint) == 0;
+        }
+
+      g_free (group->label);
+      if (several_models && group->model != NULL && group->model[0] != '\0')
+        group->label = g_strdup_printf ("%s · %s", short_endpoint_name (group->endpoint), group->model);
+      else
+        group->label = g_strdup (short_endpoint_name (group->endpoint));
+    }
+}
+
+static void
+add_legend_item (RelayStreamPainter *self,
+                 char               *text,
+                 guint               color)
+{
+  LegendItem item = { text, color, 0 };
+
+  g_array_append_val (self->legend, item);
+}
+
+static char *format_measured_ms (double ms);
+
+static void
+build_legend (RelayStreamPainter *self)
+{
+  g_autoptr(PangoLayout) layout = NULL;
+  g_autoptr(PangoFontDescription) font = NULL;
+  gboolean distribution = self->mode == RELAY_STREAM_MODE_DISTRIBUTION;
+  guint n;
+
+  g_array_set_size (self->legend, 0);
+
+  if (distribution || self->color_by_group)
+    {
+      n = self->groups->len;
+      for (guint g = 0; g < MIN (n, LEGEND_MAX); g++)
+        {
+          const Group *group = g_ptr_array_index (self->groups, g);
+
+          if (distribution)
+            {
+              g_autofree char *p50 = format_measured_ms (group->p50);
+              g_autofree char *p95 = format_measured_ms (group->p95);
+              g_autofree char *p99 = format_measured_ms (group->p99);
+
+              /* TRANSLATORS: legend of the gap distribution: group, then percentiles */
+              add_legend_item (self, g_strdup_printf (_("%s  p50 %s · p95 %s · p99 %s"), group->label, p50, p95, p99), g);
+            }
+          else
+            /* TRANSLATORS: a legend entry for the traces of one endpoint (and model) */
+            add_legend_item (self, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%u trace)", "%s (%u traces)", group->n_traces),
+                                                    group->label, group->n_traces),
+                             g);
+        }
+    }
+  else
+    {
+      n = self->series->len;
+      for (guint s = 0; s < MIN (n, LEGEND_MAX); s++)
+        {
+          const Series *series = &g_array_index (self->series, Series, s);
+
+          add_legend_item (self, series_label (self, series), series->color);
+        }
+    }
+
+  if (n > LEGEND_MAX)
+    add_legend_item (self, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "and %u more", "and %u more", n - LEGEND_MAX),
+                                            n - LEGEND_MAX),
+                     G_MAXUINT - 1);
+
+  if (self->mode != RELAY_STREAM_MODE_CUMULATIVE)
+    {
+      if (self->stall_threshold > 0 || self->uniform_threshold)
+        {
+          g_autofree char *ms = format_measured_ms (self->stall_threshold > 0 ? self->stall_threshold : self->auto_threshold);
+
+          add_legend_item (self, g_strdup_printf (_("Stall threshold %s"), ms), G_MAXUINT);
+        }
+      else
+        add_legend_item (self, g_strdup (distribution ? _("Stall threshold: 4 × the median gap (at least 50 ms)")
+                                                      : _("Stall threshold: 4 × each trace’s median gap (at least 50 ms)")),
+                         G_MAXUINT);
+    }
+
+  /* Each item is as wide as its label: short labels pack several to a line. */
+  if (self->measure == NULL)
+    self->measure = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  layout = pango_layout_new (self->measure);
+  font = pango_font_description_from_string (self->style.font);
+  pango_layout_set_font_description (layout, font);
+  for (guint i = 0; i < self->legend->len; i++)
+    {
+      LegendItem *item = &g_array_index (self->legend, LegendItem, i);
+      int w;
+
+      pango_layout_set_text (layout, item->text, -1);
+      pango_layout_get_pixel_size (layout, &w, NULL);
+      item->width = LEGEND_SWATCH + w + LEGEND_SPACING;
+    }
+}
+
+/* Flows the legend's items into lines at a drawing width: calls place (if not NULL) for
+ * each item with its position and the width it may use; returns the number of lines. */
+static guint
+flow_legend (RelayStreamPainter *self,
+             double              width,
+             void              (*place) (RelayStreamPainter *, const LegendItem *, double, guint, double, gpointer),
+             gpointer            data)
+{
+  double x = PAD;
+  double right = MAX (width - PAD, PAD + 1);
+  guint line = 0;
+
+  for (guint i = 0; i < self->legend->len; i++)
+    {
+      const LegendItem *item = &g_array_index (self->legend, LegendItem, i);
+      double w = MIN (item->width, right - PAD);
+
+      if (x > PAD && x + w > right)
+        {
+          x = PAD;
+          line++;
+        }
+      if (place != NULL)
+        place (self, item, x, line, w, data);
+      x += w;
+    }
+
+  return self->legend->len > 0 ? line + 1 : 0;
+}
+
 static void
 ensure_data (RelayStreamPainter *self)
 {
-  g_autoptr(GArray) all_gaps = NULL;
+  g_autoptr(GArray) trace_gaps = NULL;
   g_autoptr(GHashTable) group_index = NULL;
+  double lowest = INFINITY, highest = 0;
   guint n;
 
   if (!self->dirty)
@@ -226,16 +457,22 @@ ensure_data (RelayStreamPainter *self)
   self->dirty = FALSE;
   g_array_set_size (self->series, 0);
   g_ptr_array_set_size (self->groups, 0);
+  g_array_set_size (self->legend, 0);
   self->min_gap = INFINITY;
   self->max_gap = 0;
   self->n_gaps = 0;
   self->auto_threshold = 250.0;
+  self->uniform_threshold = TRUE;
+  self->color_by_group = FALSE;
 
   if (self->traces == NULL)
-    return;
+    {
+      build_legend (self);
+      return;
+    }
 
   n = g_list_model_get_n_items (self->traces);
-  all_gaps = g_array_new (FALSE, FALSE, sizeof (double));
+  trace_gaps = g_array_new (FALSE, FALSE, sizeof (double));
   group_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   for (guint i = 0; i < n; i++)
@@ -246,7 +483,7 @@ ensure_data (RelayStreamPainter *self)
       gint64 first_token;
       guint64 chars = 0;
       Series series = { 0 };
-      Group *group = NULL;
+      Group *group;
 
       chunks = relay_trace_get_chunks (trace, &n_chunks);
       if (n_chunks == 0)
@@ -265,24 +502,11 @@ ensure_data (RelayStreamPainter *self)
           series.scale = out_chars > 0 && tokens > 0 ? (double) tokens / out_chars : 0.25;
         }
 
-      if (self->mode == RELAY_STREAM_MODE_DISTRIBUTION)
-        {
-          g_autofree char *key = trace_label (self, trace, FALSE);
-          gpointer value;
+      series.group = find_group (self, group_index, trace);
+      group = g_ptr_array_index (self->groups, series.group);
+      group->n_traces++;
 
-          if (g_hash_table_lookup_extended (group_index, key, NULL, &value))
-            group = g_ptr_array_index (self->groups, GPOINTER_TO_UINT (value));
-          else
-            {
-              group = g_new0 (Group, 1);
-              group->label = g_strdup (key);
-              group->gaps = g_array_new (FALSE, FALSE, sizeof (double));
-              g_ptr_array_add (self->groups, group);
-              g_hash_table_insert (group_index, g_steal_pointer (&key),
-                                   GUINT_TO_POINTER (self->groups->len - 1));
-            }
-        }
-
+      g_array_set_size (trace_gaps, 0);
       for (guint c = 0; c < n_chunks; c++)
         {
           chars += chunks[c].chars;
@@ -293,11 +517,25 @@ ensure_data (RelayStreamPainter *self)
               series.max_y = MAX (series.max_y, gap);
               self->min_gap = MIN (self->min_gap, gap);
               self->max_gap = MAX (self->max_gap, gap);
-              g_array_append_val (all_gaps, gap);
-              if (group != NULL)
+              g_array_append_val (trace_gaps, gap);
+              if (self->mode == RELAY_STREAM_MODE_DISTRIBUTION)
                 g_array_append_val (group->gaps, gap);
             }
         }
+      self->n_gaps += trace_gaps->len;
+
+      /* Each trace against its own median: a congested relay's ordinary jitter is not a
+       * stall, while a fast relay's 200 ms pause is. */
+      if (trace_gaps->len > 0)
+        {
+          double *values = (double *) (gpointer) trace_gaps->data;
+
+          series.threshold = auto_threshold_for (select_kth (values, trace_gaps->len, trace_gaps->len / 2));
+          lowest = MIN (lowest, series.threshold);
+          highest = MAX (highest, series.threshold);
+        }
+      else
+        series.threshold = 250.0;
 
       series.trace = g_object_ref (trace);
       if (self->mode == RELAY_STREAM_MODE_CUMULATIVE)
@@ -316,26 +554,75 @@ ensure_data (RelayStreamPainter *self)
       g_array_append_val (self->series, series);
     }
 
-  self->n_gaps = all_gaps->len;
-  if (all_gaps->len > 0)
+  if (isfinite (lowest))
     {
-      double *values = (double *) (gpointer) all_gaps->data;
-      double median = select_kth (values, all_gaps->len, all_gaps->len / 2);
-
-      self->auto_threshold = MAX (4.0 * median, 50.0);
+      self->auto_threshold = lowest;
+      self->uniform_threshold = highest - lowest < 0.05;
     }
+
+  /* Many traces of several endpoints: one colour per endpoint × model reads better than a
+   * dozen colours that repeat. */
+  self->color_by_group = self->series->len > MANY_SERIES && self->groups->len > 1;
+  for (guint s = 0; s < self->series->len; s++)
+    {
+      Series *series = &g_array_index (self->series, Series, s);
+
+      series->color = self->color_by_group ? series->group : s;
+    }
+
+  label_groups (self);
 
   for (guint g = 0; g < self->groups->len; g++)
     {
       Group *group = g_ptr_array_index (self->groups, g);
       const double *sorted;
 
+      if (group->gaps->len == 0)
+        continue;
       g_array_sort (group->gaps, compare_double);
       sorted = (const double *) (gpointer) group->gaps->data;
       group->p50 = relay_stats_percentile (sorted, group->gaps->len, 50);
       group->p95 = relay_stats_percentile (sorted, group->gaps->len, 95);
       group->p99 = relay_stats_percentile (sorted, group->gaps->len, 99);
+      group->threshold = auto_threshold_for (group->p50);
     }
+
+  if (self->mode == RELAY_STREAM_MODE_DISTRIBUTION)
+    {
+      double lo = INFINITY, hi = 0;
+
+      for (guint g = 0; g < self->groups->len; g++)
+        {
+          const Group *group = g_ptr_array_index (self->groups, g);
+
+          if (group->gaps->len == 0)
+            continue;
+          lo = MIN (lo, group->threshold);
+          hi = MAX (hi, group->threshold);
+        }
+      if (isfinite (lo))
+        {
+          self->auto_threshold = lo;
+          self->uniform_threshold = hi - lo < 0.05;
+        }
+    }
+
+  build_legend (self);
+}
+
+/* The threshold a series is judged by: the user's, or its own automatic one. */
+static double
+series_threshold (RelayStreamPainter *self,
+                  const Series       *series)
+{
+  return self->stall_threshold > 0 ? self->stall_threshold : series->threshold;
+}
+
+static double
+group_threshold (RelayStreamPainter *self,
+                 const Group        *group)
+{
+  return self->stall_threshold > 0 ? self->stall_threshold : group->threshold;
 }
 
 static double
@@ -345,36 +632,20 @@ effective_threshold (RelayStreamPainter *self)
   return self->stall_threshold > 0 ? self->stall_threshold : self->auto_threshold;
 }
 
-static guint
-n_legend_items (RelayStreamPainter *self)
-{
-  guint n = self->mode == RELAY_STREAM_MODE_DISTRIBUTION ? self->groups->len : self->series->len;
-
-  /* One more for the stall threshold, one for "and N more". */
-  return MIN (n, LEGEND_MAX) + (n > LEGEND_MAX ? 1 : 0) + (self->mode != RELAY_STREAM_MODE_CUMULATIVE ? 1 : 0);
-}
-
-static double
-legend_item_width (RelayStreamPainter *self)
-{
-  return self->mode == RELAY_STREAM_MODE_DISTRIBUTION ? 480.0 : 200.0;
-}
-
 static double
 legend_height (RelayStreamPainter *self,
                double              width)
 {
-  guint per_line, n;
+  guint lines;
 
   if (!self->show_legend)
     return 0;
 
-  n = n_legend_items (self);
-  if (n == 0)
+  lines = flow_legend (self, width, NULL, NULL);
+  if (lines == 0)
     return 0;
-  per_line = MAX (1, (guint) ((width - 2 * PAD) / legend_item_width (self)));
 
-  return ((n + per_line - 1) / per_line) * LEGEND_LINE + PAD;
+  return lines * LEGEND_LINE + PAD;
 }
 
 static void
@@ -415,8 +686,10 @@ compute_axes (RelayStreamPainter *self,
           axes->x1 = MAX (axes->x1, series->max_x);
           axes->y1 = MAX (axes->y1, series->max_y);
         }
+      /* Keep every trace's threshold line in view. */
       if (self->mode == RELAY_STREAM_MODE_GAPS)
-        axes->y1 = MAX (axes->y1, threshold);
+        for (guint i = 0; i < self->series->len; i++)
+          axes->y1 = MAX (axes->y1, series_threshold (self, &g_array_index (self->series, Series, i)));
       axes->x1 = axes->x1 > 0 ? axes->x1 * 1.02 : 1000.0;
       axes->y1 = axes->y1 > 0 ? axes->y1 * 1.08 : 1.0;
       break;
@@ -430,6 +703,9 @@ compute_axes (RelayStreamPainter *self,
           double lo = MAX (isfinite (self->min_gap) ? self->min_gap : 1.0, MIN_LOG_GAP);
           double hi = MAX (self->max_gap, threshold);
 
+          for (guint g = 0; g < self->groups->len; g++)
+            hi = MAX (hi, group_threshold (self, g_ptr_array_index (self->groups, g)));
+
           axes->log_x = TRUE;
           axes->x0 = pow (10, floor (log10 (lo)));
           axes->x1 = pow (10, ceil (log10 (MAX (hi, lo))));
@@ -438,8 +714,12 @@ compute_axes (RelayStreamPainter *self,
         }
       else
         {
+          double hi = MAX (self->max_gap, threshold);
+
           axes->x0 = 0;
-          axes->x1 = MAX (self->max_gap, threshold) * 1.05;
+          for (guint g = 0; g < self->groups->len; g++)
+            hi = MAX (hi, group_threshold (self, g_ptr_array_index (self->groups, g)));
+          axes->x1 = hi * 1.05;
           if (axes->x1 <= 0)
             axes->x1 = 1000.0;
         }
@@ -495,6 +775,8 @@ relay_stream_painter_finalize (GObject *object)
   g_clear_object (&self->session);
   g_clear_pointer (&self->series, g_array_unref);
   g_clear_pointer (&self->groups, g_ptr_array_unref);
+  g_clear_pointer (&self->legend, g_array_unref);
+  g_clear_object (&self->measure);
   g_clear_pointer (&self->title, g_free);
 
   G_OBJECT_CLASS (relay_stream_painter_parent_class)->finalize (object);
@@ -630,6 +912,8 @@ relay_stream_painter_init (RelayStreamPainter *self)
   self->series = g_array_new (FALSE, FALSE, sizeof (Series));
   g_array_set_clear_func (self->series, series_clear);
   self->groups = g_ptr_array_new_with_free_func (group_free);
+  self->legend = g_array_new (FALSE, FALSE, sizeof (LegendItem));
+  g_array_set_clear_func (self->legend, legend_item_clear);
   self->log_scale = TRUE;
   self->show_legend = TRUE;
   self->show_axis = TRUE;
@@ -755,7 +1039,7 @@ relay_stream_painter_set_stall_threshold (RelayStreamPainter *self,
   if (self->stall_threshold == ms)
     return;
   self->stall_threshold = ms;
-  g_signal_emit (self, signals[CHANGED], 0);
+  mark_dirty (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STALL_THRESHOLD]);
 }
 
@@ -773,6 +1057,60 @@ relay_stream_painter_get_effective_stall_threshold (RelayStreamPainter *self)
   return effective_threshold (self);
 }
 
+static const Series *
+find_series (RelayStreamPainter *self,
+             RelayTrace         *trace)
+{
+  ensure_data (self);
+  for (guint s = 0; s < self->series->len; s++)
+    if (g_array_index (self->series, Series, s).trace == trace)
+      return &g_array_index (self->series, Series, s);
+
+  return NULL;
+}
+
+double
+relay_stream_painter_get_trace_stall_threshold (RelayStreamPainter *self,
+                                                RelayTrace         *trace)
+{
+  const Series *series;
+
+  g_return_val_if_fail (RELAY_IS_STREAM_PAINTER (self), NAN);
+  g_return_val_if_fail (RELAY_IS_TRACE (trace), NAN);
+
+  if (!(series = find_series (self, trace)))
+    return NAN;
+
+  if (self->mode == RELAY_STREAM_MODE_DISTRIBUTION)
+    return group_threshold (self, g_ptr_array_index (self->groups, series->group));
+
+  return series_threshold (self, series);
+}
+
+char *
+relay_stream_painter_dup_trace_label (RelayStreamPainter *self,
+                                      RelayTrace         *trace)
+{
+  const Series *series;
+
+  g_return_val_if_fail (RELAY_IS_STREAM_PAINTER (self), NULL);
+  g_return_val_if_fail (RELAY_IS_TRACE (trace), NULL);
+
+  if (!(series = find_series (self, trace)))
+    return NULL;
+
+  return series_label (self, series);
+}
+
+gboolean
+relay_stream_painter_get_colors_by_group (RelayStreamPainter *self)
+{
+  g_return_val_if_fail (RELAY_IS_STREAM_PAINTER (self), FALSE);
+
+  ensure_data (self);
+  return self->color_by_group;
+}
+
 void
 relay_stream_painter_set_style (RelayStreamPainter    *self,
                                 const RelayChartStyle *style)
@@ -782,7 +1120,8 @@ relay_stream_painter_set_style (RelayStreamPainter    *self,
 
   self->style = *style;
   self->style.font[sizeof self->style.font - 1] = '\0';
-  g_signal_emit (self, signals[CHANGED], 0);
+  /* The legend is measured in the style's font. */
+  mark_dirty (self);
 }
 
 const RelayChartStyle *
@@ -1153,42 +1492,61 @@ draw_axes (RelayStreamPainter *self,
   cairo_restore (cr);
 }
 
+/* GAPS: a dashed line at each trace's threshold, as long as the trace; DISTRIBUTION: a
+ * dashed vertical at each group's threshold, in the group's colour. Lines at the same
+ * height share their dashes, so equal thresholds draw as one. */
 static void
-draw_threshold (RelayStreamPainter *self,
-                cairo_t            *cr,
-                const Axes         *axes,
-                double              threshold)
+draw_thresholds (RelayStreamPainter *self,
+                 cairo_t            *cr,
+                 const Axes         *axes)
 {
   static const double dash[] = { 5, 4 };
   const cairo_rectangle_t *a = &axes->area;
 
   cairo_save (cr);
-  relay_chart_set_source_color (cr, &self->style.error);
   cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
   cairo_set_line_width (cr, 1);
+
   if (self->mode == RELAY_STREAM_MODE_GAPS)
     {
-      double y = floor (axes_y (axes, threshold)) + 0.5;
+      relay_chart_set_source_color (cr, &self->style.error);
+      for (guint s = 0; s < self->series->len; s++)
+        {
+          const Series *series = &g_array_index (self->series, Series, s);
+          double y = floor (axes_y (axes, series_threshold (self, series))) + 0.5;
+          double x1 = self->stall_threshold > 0 ? a->x + a->width
+                                                : MIN (a->x + a->width, ceil (axes_x (axes, series->max_x)));
 
-      cairo_move_to (cr, a->x, y);
-      cairo_line_to (cr, a->x + a->width, y);
+          cairo_move_to (cr, a->x, y);
+          cairo_line_to (cr, MAX (x1, a->x + 20), y);
+        }
+      cairo_stroke (cr);
     }
   else
     {
-      double x = floor (axes_x (axes, threshold)) + 0.5;
+      for (guint g = 0; g < self->groups->len; g++)
+        {
+          const Group *group = g_ptr_array_index (self->groups, g);
+          double x = floor (axes_x (axes, group_threshold (self, group))) + 0.5;
 
-      cairo_move_to (cr, x, a->y);
-      cairo_line_to (cr, x, a->y + a->height);
+          if (group->gaps->len == 0)
+            continue;
+          relay_chart_set_source_color (cr, self->stall_threshold > 0 || self->groups->len == 1
+                                              ? &self->style.error
+                                              : relay_chart_series_color (g, self->style.dark));
+          cairo_move_to (cr, x, a->y);
+          cairo_line_to (cr, x, a->y + a->height);
+          cairo_stroke (cr);
+        }
     }
-  cairo_stroke (cr);
+
   cairo_restore (cr);
 }
 
 static void
 draw_gaps (RelayStreamPainter *self,
            cairo_t            *cr,
-           const Axes         *axes,
-           double              threshold)
+           const Axes         *axes)
 {
   const cairo_rectangle_t *a = &axes->area;
   guint n_cols = (guint) ceil (a->width);
@@ -1199,7 +1557,8 @@ draw_gaps (RelayStreamPainter *self,
   for (guint s = 0; s < self->series->len; s++)
     {
       const Series *series = &g_array_index (self->series, Series, s);
-      const RelayChartColor *color = relay_chart_series_color (s, self->style.dark);
+      const RelayChartColor *color = relay_chart_series_color (series->color, self->style.dark);
+      double threshold = series_threshold (self, series);
       const RelayChunk *chunks;
       guint n;
 
@@ -1305,7 +1664,7 @@ draw_cumulative (RelayStreamPainter *self,
           cairo_line_to (cr, a->x + c + 0.5, y);
           prev_y = y;
         }
-      relay_chart_set_source_color (cr, relay_chart_series_color (s, self->style.dark));
+      relay_chart_set_source_color (cr, relay_chart_series_color (series->color, self->style.dark));
       cairo_stroke (cr);
     }
 
@@ -1390,68 +1749,53 @@ format_measured_ms (double ms)
   return relay_chart_format_ms (rounded);
 }
 
+typedef struct
+{
+  cairo_t     *cr;
+  PangoLayout *layout;
+  double       top;
+} LegendDraw;
+
+static void
+draw_legend_item (RelayStreamPainter *self,
+                  const LegendItem   *item,
+                  double              x,
+                  guint               line,
+                  double              width,
+                  gpointer            data)
+{
+  LegendDraw *draw = data;
+  cairo_t *cr = draw->cr;
+  double y = draw->top + PAD + line * LEGEND_LINE + LEGEND_LINE / 2;
+
+  if (item->color == G_MAXUINT)
+    {
+      relay_chart_set_source_color (cr, &self->style.error);
+      cairo_rectangle (cr, x, y - 0.5, 5, 1);
+      cairo_rectangle (cr, x + 9, y - 0.5, 5, 1);
+      cairo_fill (cr);
+    }
+  else if (item->color != G_MAXUINT - 1)
+    {
+      relay_chart_set_source_color (cr, relay_chart_series_color (item->color, self->style.dark));
+      cairo_rectangle (cr, x, y - 2, 14, 4);
+      cairo_fill (cr);
+    }
+
+  show_text (cr, draw->layout, item->text, &self->style.foreground, x + LEGEND_SWATCH, y,
+             width - LEGEND_SWATCH - LEGEND_SPACING / 2, PANGO_ALIGN_LEFT);
+}
+
 static void
 draw_legend (RelayStreamPainter *self,
              cairo_t            *cr,
              PangoLayout        *layout,
              double              top,
-             double              width,
-             double              threshold)
+             double              width)
 {
-  gboolean distribution = self->mode == RELAY_STREAM_MODE_DISTRIBUTION;
-  guint n = distribution ? self->groups->len : self->series->len;
-  double item_width = legend_item_width (self);
-  guint per_line = MAX (1, (guint) ((width - 2 * PAD) / item_width));
-  guint slot = 0;
+  LegendDraw draw = { cr, layout, top };
 
-  for (guint i = 0; i < MIN (n, LEGEND_MAX) + 1 + (n > LEGEND_MAX ? 1 : 0); i++)
-    {
-      double x = PAD + (slot % per_line) * item_width;
-      double y = top + PAD + (slot / per_line) * LEGEND_LINE + LEGEND_LINE / 2;
-      g_autofree char *text = NULL;
-      const RelayChartColor *color = &self->style.foreground;
-
-      if (i < MIN (n, LEGEND_MAX))
-        {
-          color = relay_chart_series_color (i, self->style.dark);
-          if (distribution)
-            {
-              const Group *group = g_ptr_array_index (self->groups, i);
-              g_autofree char *p50 = format_measured_ms (group->p50);
-              g_autofree char *p95 = format_measured_ms (group->p95);
-              g_autofree char *p99 = format_measured_ms (group->p99);
-
-              /* TRANSLATORS: legend of the gap distribution: group, then percentiles */
-              text = g_strdup_printf (_("%s  p50 %s · p95 %s · p99 %s"), group->label, p50, p95, p99);
-            }
-          else
-            text = trace_label (self, g_array_index (self->series, Series, i).trace, TRUE);
-
-          relay_chart_set_source_color (cr, color);
-          cairo_rectangle (cr, x, y - 2, 14, 4);
-          cairo_fill (cr);
-        }
-      else if (i == MIN (n, LEGEND_MAX) && n > LEGEND_MAX)
-        text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "and %u more", "and %u more", n - LEGEND_MAX),
-                                n - LEGEND_MAX);
-      else
-        {
-          g_autofree char *ms = NULL;
-
-          if (self->mode == RELAY_STREAM_MODE_CUMULATIVE)
-            break;
-          ms = format_measured_ms (threshold);
-          text = g_strdup_printf (_("Stall threshold %s"), ms);
-          relay_chart_set_source_color (cr, &self->style.error);
-          cairo_rectangle (cr, x, y - 0.5, 5, 1);
-          cairo_rectangle (cr, x + 9, y - 0.5, 5, 1);
-          cairo_fill (cr);
-        }
-
-      show_text (cr, layout, text, &self->style.foreground, x + 20, y, item_width - 26,
-                 PANGO_ALIGN_LEFT);
-      slot++;
-    }
+  flow_legend (self, width, draw_legend_item, &draw);
 }
 
 void
@@ -1462,7 +1806,6 @@ relay_stream_painter_draw (RelayStreamPainter *self,
 {
   g_autoptr(PangoFontDescription) font = NULL;
   g_autoptr(PangoLayout) layout = NULL;
-  double threshold;
   gboolean empty;
   Axes axes;
 
@@ -1473,7 +1816,6 @@ relay_stream_painter_draw (RelayStreamPainter *self,
     return;
 
   ensure_data (self);
-  threshold = effective_threshold (self);
   compute_axes (self, width, height, &axes);
 
   cairo_save (cr);
@@ -1527,15 +1869,15 @@ relay_stream_painter_draw (RelayStreamPainter *self,
   switch (self->mode)
     {
     case RELAY_STREAM_MODE_GAPS:
-      draw_threshold (self, cr, &axes, threshold);
-      draw_gaps (self, cr, &axes, threshold);
+      draw_thresholds (self, cr, &axes);
+      draw_gaps (self, cr, &axes);
       break;
     case RELAY_STREAM_MODE_CUMULATIVE:
       draw_cumulative (self, cr, &axes);
       break;
     case RELAY_STREAM_MODE_DISTRIBUTION:
     default:
-      draw_threshold (self, cr, &axes, threshold);
+      draw_thresholds (self, cr, &axes);
       draw_distribution (self, cr, &axes);
       break;
     }
@@ -1543,7 +1885,7 @@ relay_stream_painter_draw (RelayStreamPainter *self,
   cairo_restore (cr);
 
   if (self->show_legend)
-    draw_legend (self, cr, layout, height - legend_height (self, width), width, threshold);
+    draw_legend (self, cr, layout, height - legend_height (self, width), width);
 
   cairo_restore (cr);
 }

@@ -73,13 +73,25 @@ void                   relay_stream_painter_set_log_scale      (RelayStreamPaint
 gboolean               relay_stream_painter_get_log_scale      (RelayStreamPainter    *self);
 
 /* Property "stall-threshold" in ms: gaps above it are stalls (marked in GAPS, a dashed line
- * in GAPS and DISTRIBUTION). ≤ 0 (the default) means automatic: 4 × the median gap of the
- * shown traces, at least 50 ms; 250 ms when there are no gaps. */
+ * in GAPS and DISTRIBUTION). ≤ 0 (the default) means automatic and per trace: 4 × that
+ * trace's own median gap, at least 50 ms (in DISTRIBUTION, per endpoint × model group), so a
+ * slow relay's ordinary jitter is not flagged while its real stalls are. */
 void                   relay_stream_painter_set_stall_threshold (RelayStreamPainter   *self,
                                                                 double                 ms);
 double                 relay_stream_painter_get_stall_threshold (RelayStreamPainter   *self);
-/* The threshold in use (the automatic one resolved). */
+/* The threshold in use: the set one, or the lowest automatic one of the shown traces
+ * (groups in DISTRIBUTION); 250 ms when there are no gaps. */
 double                 relay_stream_painter_get_effective_stall_threshold (RelayStreamPainter *self);
+/* The threshold a shown trace's gaps are judged by; NAN when the trace is not shown. */
+double                 relay_stream_painter_get_trace_stall_threshold (RelayStreamPainter *self,
+                                                                RelayTrace            *trace);
+/* A trace's compact label as the legend writes it ("fast #2", "relay · model-b #1"), or
+ * NULL when the trace is not shown. Free with g_free. */
+char                  *relay_stream_painter_dup_trace_label    (RelayStreamPainter    *self,
+                                                                RelayTrace            *trace);
+/* TRUE when traces are coloured by endpoint × model (many traces of several endpoints),
+ * with one legend entry per group. */
+gboolean               relay_stream_painter_get_colors_by_group (RelayStreamPainter   *self);
 
 /* The style is copied. The default is relay_chart_style_init (style, FALSE). */
 void                   relay_stream_painter_set_style          (RelayStreamPainter    *self,

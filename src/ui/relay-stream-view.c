@@ -94,6 +94,7 @@ query_tooltip_cb (RelayStreamView *self,
 {
   RelayStreamHit hit;
   g_autofree char *text = NULL;
+  g_autofree char *label = NULL;
 
   if (keyboard_mode ||
       !relay_stream_painter_hit_test (self->painter,
@@ -102,17 +103,34 @@ query_tooltip_cb (RelayStreamView *self,
                                       x, y, 8, &hit))
     return FALSE;
 
+  if (hit.trace != NULL)
+    label = relay_stream_painter_dup_trace_label (self->painter, hit.trace);
+
   switch (relay_stream_painter_get_mode (self->painter))
     {
     case RELAY_STREAM_MODE_GAPS:
-      /* Translators: chunk number, time since the first token, gap before the chunk */
-      text = g_strdup_printf (_("Chunk %u at %.1f ms: %.1f ms after the previous one"),
-                              hit.chunk + 1, hit.x_value, hit.y_value);
+      {
+        double threshold = relay_stream_painter_get_trace_stall_threshold (self->painter, hit.trace);
+
+        /* Translators: trace, chunk number, time since the first token, gap before the chunk */
+        text = g_strdup_printf (_("%s, chunk %u at %.1f ms: %.1f ms after the previous one"),
+                                label != NULL ? label : "", hit.chunk + 1, hit.x_value, hit.y_value);
+        if (!isnan (threshold) && hit.y_value > threshold)
+          {
+            /* Translators: appended to a chunk's tooltip; %.0f is the trace's stall threshold */
+            g_autofree char *stall = g_strdup_printf (_("A stall: over this trace’s threshold of %.0f ms"), threshold);
+            char *both = g_strconcat (text, "\n", stall, NULL);
+
+            g_free (text);
+            text = both;
+          }
+      }
       break;
 
     case RELAY_STREAM_MODE_CUMULATIVE:
-      text = g_strdup_printf (_("Chunk %u at %.1f ms: %.0f so far"),
-                              hit.chunk + 1, hit.x_value, hit.y_value);
+      /* Translators: trace, chunk number, time since the start, output so far */
+      text = g_strdup_printf (_("%s, chunk %u at %.1f ms: %.0f so far"),
+                              label != NULL ? label : "", hit.chunk + 1, hit.x_value, hit.y_value);
       break;
 
     case RELAY_STREAM_MODE_DISTRIBUTION:
