@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
@@ -67,6 +68,7 @@ relay_summary_item_get_row (RelaySummaryItem *self)
 
 /* ---- RelaySummaryTable ---- */
 
+/* One column per metric, each cell "p50 / p95"; a metric column sorts by its median. */
 typedef enum
 {
   COLUMN_ENDPOINT,
@@ -74,7 +76,7 @@ typedef enum
   COLUMN_N,
   COLUMN_ERRORS,
   COLUMN_FIRST_METRIC,
-  N_COLUMNS = COLUMN_FIRST_METRIC + 2 * RELAY_N_METRICS,
+  N_COLUMNS = COLUMN_FIRST_METRIC + RELAY_N_METRICS,
 } Column;
 
 struct _RelaySummaryTable
@@ -85,22 +87,23 @@ struct _RelaySummaryTable
   GtkColumnView *column_view;
   GListStore    *store;
   RelaySession  *session;
-  double         best[N_COLUMNS];
+  /* "endpoint\nmodel" → "2 × http-429, 1 × timeout", for the errors' tooltips. */
+  GHashTable    *error_kinds;
+  double         best_p50[RELAY_N_METRICS];
+  double         best_p95[RELAY_N_METRICS];
   guint          n_rows;
 };
 
 G_DEFINE_FINAL_TYPE (RelaySummaryTable, relay_summary_table, GTK_TYPE_WIDGET)
 
 static gboolean
-column_is_metric (Column column,
-                  RelayMetric *metric,
-                  gboolean *p95)
+column_is_metric (Column       column,
+                  RelayMetric *metric)
 {
   if (column < COLUMN_FIRST_METRIC || column >= N_COLUMNS)
     return FALSE;
 
-  *metric = (column - COLUMN_FIRST_METRIC) / 2;
-  *p95 = (column - COLUMN_FIRST_METRIC) % 2 == 1;
+  *metric = column - COLUMN_FIRST_METRIC;
   return TRUE;
 }
 
@@ -109,7 +112,6 @@ row_value (const RelaySummaryRow *row,
            Column                 column)
 {
   RelayMetric metric;
-  gboolean p95;
 
   switch ((int) column)
     {
@@ -118,8 +120,8 @@ row_value (const RelaySummaryRow *row,
     case COLUMN_ERRORS:
       return row->errors;
     default:
-      if (column_is_metric (column, &metric, &p95))
-        return p95 ? row->stats[metric].p95 : row->stats[metric].p50;
+      if (column_is_metric (column, &metric))
+        return row->stats[metric].p50;
       return NAN;
     }
 }
@@ -147,17 +149,35 @@ metric_tooltip (RelayMetric metric)
 {
   switch (metric)
     {
-    case RELAY_METRIC_DNS: return _("Name resolution, in milliseconds (cold connections only)");
-    case RELAY_METRIC_TCP: return _("TCP handshake, in milliseconds");
-    case RELAY_METRIC_TLS: return _("TLS handshake, in milliseconds");
-    case RELAY_METRIC_WAIT: return _("Request sent to response headers: gateway, queue and prefill, in milliseconds");
-    case RELAY_METRIC_TTFT: return _("Time to first token, from the start of the probe, in milliseconds");
-    case RELAY_METRIC_ITL: return _("Inter-chunk latency: the gaps between streamed chunks, in milliseconds");
-    case RELAY_METRIC_TOKENS_PER_SECOND: return _("Output tokens per second from the first to the last token");
-    case RELAY_METRIC_TOTAL: return _("Start to the end of the stream, in milliseconds");
+    case RELAY_METRIC_DNS: return _("Name resolution, p50 / p95 in milliseconds (cold connections only)");
+    case RELAY_METRIC_TCP: return _("TCP handshake, p50 / p95 in milliseconds");
+    case RELAY_METRIC_TLS: return _("TLS handshake, p50 / p95 in milliseconds");
+    case RELAY_METRIC_WAIT: return _("Request sent to response headers (gateway, queue and prefill), p50 / p95 in milliseconds");
+    case RELAY_METRIC_TTFT: return _("Time to first token from the start of the probe, p50 / p95 in milliseconds");
+    case RELAY_METRIC_ITL: return _("Inter-chunk latency, the gaps between streamed chunks, p50 / p95 in milliseconds");
+    case RELAY_METRIC_TOKENS_PER_SECOND: return _("Output tokens per second from the first to the last token, p50 / p95");
+    case RELAY_METRIC_TOTAL: return _("Start to the end of the stream, p50 / p95 in milliseconds");
     case RELAY_N_METRICS:
     default: return "";
     }
+}
+
+/* Three significant figures at most: "241", "35.2", "0.24". */
+static char *
+format_figure (RelayMetric metric,
+               double      value,
+               gboolean    estimated)
+{
+  const char *prefix = estimated ? "≈" : "";
+
+  if (isnan (value))
+    return g_strdup ("—");
+  if (fabs (value) >= 100 || metric == RELAY_METRIC_TOKENS_PER_SECOND)
+    return g_strdup_printf ("%s%.0f", prefix, value);
+  if (fabs (value) >= 10)
+    return g_strdup_printf ("%s%.1f", prefix, value);
+
+  return g_strdup_printf ("%s%.2f", prefix, value);
 }
 
 static void
@@ -166,20 +186,70 @@ setup_cb (GtkSignalListItemFactory *factory,
           gpointer                  user_data)
 {
   Column column = GPOINTER_TO_UINT (user_data);
-  GtkWidget *label = gtk_label_new (NULL);
+  RelayMetric metric;
 
-  if (column >= COLUMN_N)
+  if (column_is_metric (column, &metric))
     {
-      gtk_label_set_xalign (GTK_LABEL (label), 1);
-      gtk_widget_add_css_class (label, "numeric");
-    }
-  else
-    {
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+      GtkWidget *p50 = gtk_label_new (NULL);
+      GtkWidget *slash = gtk_label_new (" / ");
+      GtkWidget *p95 = gtk_label_new (NULL);
+
+      /* Medians line up on the slash, so a column reads down at a glance. */
+      gtk_label_set_xalign (GTK_LABEL (p50), 1);
+      gtk_label_set_width_chars (GTK_LABEL (p50), 4);
+      gtk_label_set_xalign (GTK_LABEL (p95), 0);
+      gtk_label_set_width_chars (GTK_LABEL (p95), 4);
+      gtk_widget_add_css_class (p50, "numeric");
+      gtk_widget_add_css_class (p95, "numeric");
+      gtk_widget_add_css_class (p95, "p95");
+      gtk_widget_add_css_class (slash, "dim-label");
+      gtk_box_append (GTK_BOX (box), p50);
+      gtk_box_append (GTK_BOX (box), slash);
+      gtk_box_append (GTK_BOX (box), p95);
+      gtk_widget_set_halign (box, GTK_ALIGN_CENTER);
+      g_object_set_data (G_OBJECT (box), "p50", p50);
+      g_object_set_data (G_OBJECT (box), "p95", p95);
+      gtk_list_item_set_child (item, box);
+      return;
     }
 
-  gtk_list_item_set_child (item, label);
+  {
+    GtkWidget *label = gtk_label_new (NULL);
+
+    if (column >= COLUMN_N)
+      {
+        gtk_label_set_xalign (GTK_LABEL (label), 1);
+        gtk_widget_add_css_class (label, "numeric");
+      }
+    else
+      {
+        gtk_label_set_xalign (GTK_LABEL (label), 0);
+        gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      }
+
+    gtk_list_item_set_child (item, label);
+  }
+}
+
+static void
+set_figure (GtkLabel    *label,
+            RelayMetric  metric,
+            double       value,
+            double       best,
+            gboolean     estimated,
+            gboolean     mark_best)
+{
+  g_autofree char *text = format_figure (metric, value, estimated);
+
+  gtk_label_set_text (label, text);
+  gtk_widget_remove_css_class (GTK_WIDGET (label), "best");
+  gtk_widget_remove_css_class (GTK_WIDGET (label), "dim-label");
+
+  if (isnan (value))
+    gtk_widget_add_css_class (GTK_WIDGET (label), "dim-label");
+  else if (mark_best && !isnan (best) && value == best)
+    gtk_widget_add_css_class (GTK_WIDGET (label), "best");
 }
 
 static void
@@ -189,69 +259,76 @@ bind_cb (GtkSignalListItemFactory *factory,
 {
   Column column = GPOINTER_TO_UINT (user_data);
   RelaySummaryItem *summary = gtk_list_item_get_item (item);
-  GtkLabel *label = GTK_LABEL (gtk_list_item_get_child (item));
+  GtkWidget *child = gtk_list_item_get_child (item);
   const RelaySummaryRow *row = relay_summary_item_get_row (summary);
-  RelaySummaryTable *self;
+  RelaySummaryTable *self = g_object_get_data (G_OBJECT (factory), "table");
+  GtkLabel *label = GTK_IS_LABEL (child) ? GTK_LABEL (child) : NULL;
   g_autofree char *text = NULL;
   RelayMetric metric;
-  gboolean p95;
-  double value;
 
-  gtk_widget_remove_css_class (GTK_WIDGET (label), "best");
+  if (column_is_metric (column, &metric))
+    {
+      const RelayStats *stats = &row->stats[metric];
+      gboolean estimated = metric == RELAY_METRIC_TOKENS_PER_SECOND && row->tokens_estimated;
+      gboolean mark_best = self != NULL && self->n_rows > 1;
+      g_autofree char *tooltip = NULL;
+
+      set_figure (g_object_get_data (G_OBJECT (child), "p50"), metric, stats->p50,
+                  self != NULL ? self->best_p50[metric] : NAN, estimated, mark_best);
+      set_figure (g_object_get_data (G_OBJECT (child), "p95"), metric, stats->p95,
+                  self != NULL ? self->best_p95[metric] : NAN, estimated, mark_best);
+
+      if (stats->n > 0)
+        /* Translators: a table cell's tooltip: metric, median, 95th percentile, sample count */
+        tooltip = g_strdup_printf (_("%s: p50 %.2f, p95 %.2f, from %u values"),
+                                   metric_title (metric), stats->p50, stats->p95, (guint) stats->n);
+      gtk_widget_set_tooltip_text (child, tooltip);
+      return;
+    }
+
   gtk_widget_remove_css_class (GTK_WIDGET (label), "error-count");
   gtk_widget_remove_css_class (GTK_WIDGET (label), "dim-label");
 
   switch ((int) column)
     {
     case COLUMN_ENDPOINT:
-      gtk_label_set_text (label, row->endpoint);
+      /* The demo relays' names all start alike; the sidebar tags them as simulated. */
+      gtk_label_set_text (label, g_str_has_prefix (row->endpoint, "Simulated: ")
+                                   ? row->endpoint + strlen ("Simulated: ") : row->endpoint);
       gtk_widget_set_tooltip_text (GTK_WIDGET (label), row->endpoint);
-      return;
+      break;
 
     case COLUMN_MODEL:
       gtk_label_set_text (label, row->model);
       gtk_widget_set_tooltip_text (GTK_WIDGET (label), row->model);
-      return;
+      break;
 
     case COLUMN_N:
       text = g_strdup_printf ("%u", row->n);
       gtk_label_set_text (label, text);
-      return;
+      break;
 
     case COLUMN_ERRORS:
       text = g_strdup_printf ("%u", row->errors);
       gtk_label_set_text (label, text);
       if (row->errors > 0)
-        gtk_widget_add_css_class (GTK_WIDGET (label), "error-count");
-      return;
+        {
+          g_autofree char *key = g_strconcat (row->endpoint, "\n", row->model, NULL);
+
+          gtk_widget_add_css_class (GTK_WIDGET (label), "error-count");
+          gtk_widget_set_tooltip_text (GTK_WIDGET (label),
+                                       self != NULL ? g_hash_table_lookup (self->error_kinds, key) : NULL);
+        }
+      else
+        {
+          gtk_widget_add_css_class (GTK_WIDGET (label), "dim-label");
+          gtk_widget_set_tooltip_text (GTK_WIDGET (label), NULL);
+        }
+      break;
 
     default:
       break;
     }
-
-  if (!column_is_metric (column, &metric, &p95))
-    return;
-
-  value = row_value (row, column);
-  if (isnan (value))
-    {
-      gtk_label_set_text (label, "—");
-      gtk_widget_add_css_class (GTK_WIDGET (label), "dim-label");
-      return;
-    }
-
-  if (metric == RELAY_METRIC_TOKENS_PER_SECOND)
-    text = g_strdup_printf ("%s%.1f", row->tokens_estimated ? "≈" : "", value);
-  else
-    text = g_strdup_printf ("%.1f", value);
-  gtk_label_set_text (label, text);
-
-  self = g_object_get_data (G_OBJECT (factory), "table");
-  if (self != NULL &&
-      self->n_rows > 1 &&
-      !isnan (self->best[column]) &&
-      value == self->best[column])
-    gtk_widget_add_css_class (GTK_WIDGET (label), "best");
 }
 
 static int
@@ -298,9 +375,10 @@ add_column (RelaySummaryTable *self,
   sorter = GTK_SORTER (gtk_custom_sorter_new (compare_rows, GUINT_TO_POINTER (column), NULL));
   gtk_column_view_column_set_sorter (view_column, sorter);
   gtk_column_view_column_set_expand (view_column, expand);
-  /* Names need room to be read; the figures are short. */
-  gtk_column_view_column_set_fixed_width (view_column, column == COLUMN_ENDPOINT ? 200 : column == COLUMN_MODEL ? 150 : -1);
   gtk_column_view_column_set_resizable (view_column, TRUE);
+  /* Names need room to be read; the figures size themselves. */
+  if (column == COLUMN_ENDPOINT || column == COLUMN_MODEL)
+    gtk_column_view_column_set_fixed_width (view_column, column == COLUMN_ENDPOINT ? 140 : 120);
   if (tooltip != NULL)
     g_object_set_data_full (G_OBJECT (view_column), "tooltip", g_strdup (tooltip), g_free);
 
@@ -311,30 +389,95 @@ static void
 compute_best (RelaySummaryTable *self,
               GPtrArray         *items)
 {
-  guint n = items->len;
-
-  for (guint c = 0; c < N_COLUMNS; c++)
+  for (guint m = 0; m < RELAY_N_METRICS; m++)
     {
-      RelayMetric metric;
-      gboolean p95;
+      self->best_p50[m] = NAN;
+      self->best_p95[m] = NAN;
 
-      self->best[c] = NAN;
-      if (!column_is_metric (c, &metric, &p95))
+      for (guint i = 0; i < items->len; i++)
+        {
+          const RelaySummaryRow *row = relay_summary_item_get_row (g_ptr_array_index (items, i));
+          /* Throughput is better high; every other figure is a latency, better low. */
+          gboolean high = m == RELAY_METRIC_TOKENS_PER_SECOND;
+          double p50 = row->stats[m].p50;
+          double p95 = row->stats[m].p95;
+
+          if (!isnan (p50) && (isnan (self->best_p50[m]) || (high ? p50 > self->best_p50[m] : p50 < self->best_p50[m])))
+            self->best_p50[m] = p50;
+          if (!isnan (p95) && (isnan (self->best_p95[m]) || (high ? p95 > self->best_p95[m] : p95 < self->best_p95[m])))
+            self->best_p95[m] = p95;
+        }
+    }
+}
+
+static int
+compare_counts (gconstpointer a,
+                gconstpointer b,
+                gpointer      user_data)
+{
+  GHashTable *counts = user_data;
+
+  return GPOINTER_TO_UINT (g_hash_table_lookup (counts, *(const char **) b)) -
+         GPOINTER_TO_UINT (g_hash_table_lookup (counts, *(const char **) a));
+}
+
+/* What went wrong per endpoint × model, most frequent first: the errors cell's tooltip. */
+static void
+collect_error_kinds (RelaySummaryTable *self)
+{
+  g_autoptr(GHashTable) per_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) g_hash_table_unref);
+  GListModel *traces;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_remove_all (self->error_kinds);
+  if (self->session == NULL)
+    return;
+
+  traces = relay_session_get_traces (self->session);
+  for (guint i = 0; i < g_list_model_get_n_items (traces); i++)
+    {
+      g_autoptr(RelayTrace) trace = g_list_model_get_item (traces, i);
+      RelayRun *run;
+      GHashTable *counts;
+      const char *kind;
+      g_autofree char *group = NULL;
+
+      if (relay_trace_is_ok (trace) ||
+          !(run = relay_session_get_run (self->session, relay_trace_get_run (trace))))
         continue;
 
-      for (guint i = 0; i < n; i++)
+      group = g_strconcat (relay_run_get_endpoint (run), "\n", relay_run_get_model (run), NULL);
+      if (!(counts = g_hash_table_lookup (per_key, group)))
         {
-          RelaySummaryItem *item = g_ptr_array_index (items, i);
-          double value = row_value (relay_summary_item_get_row (item), c);
-
-          if (isnan (value))
-            continue;
-
-          /* Throughput is better high; every other figure is a latency, better low. */
-          if (isnan (self->best[c]) ||
-              (metric == RELAY_METRIC_TOKENS_PER_SECOND ? value > self->best[c] : value < self->best[c]))
-            self->best[c] = value;
+          counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+          g_hash_table_insert (per_key, g_strdup (group), counts);
         }
+
+      kind = relay_trace_get_error_kind (trace);
+      if (kind == NULL || kind[0] == '\0')
+        kind = relay_error_stage_to_string (relay_trace_get_error_stage (trace));
+      g_hash_table_insert (counts, g_strdup (kind),
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts, kind)) + 1));
+    }
+
+  g_hash_table_iter_init (&iter, per_key);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_autoptr(GString) text = g_string_new (NULL);
+      g_autofree const char **kinds = (const char **) g_hash_table_get_keys_as_array (value, NULL);
+      guint n = g_strv_length ((char **) kinds);
+
+      g_qsort_with_data (kinds, n, sizeof (char *), compare_counts, value);
+      for (guint k = 0; k < n; k++)
+        {
+          if (k > 0)
+            g_string_append (text, ", ");
+          /* Translators: how often an error happened, "3 × http-429" */
+          g_string_append_printf (text, _("%u × %s"), GPOINTER_TO_UINT (g_hash_table_lookup (value, kinds[k])), kinds[k]);
+        }
+      g_hash_table_insert (self->error_kinds, g_strdup (key), g_string_free (g_steal_pointer (&text), FALSE));
     }
 }
 
@@ -352,8 +495,9 @@ relay_summary_table_refresh (RelaySummaryTable *self)
   for (guint i = 0; rows != NULL && i < rows->len; i++)
     g_ptr_array_add (items, relay_summary_item_new (rows, i));
 
-  /* The best values first: cells read them when the splice binds them. */
+  /* The best values and error kinds first: cells read them when the splice binds them. */
   compute_best (self, items);
+  collect_error_kinds (self);
   self->n_rows = items->len;
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        items->pdata, items->len);
@@ -372,6 +516,7 @@ relay_summary_table_dispose (GObject *object)
 
   g_clear_object (&self->store);
   g_clear_object (&self->session);
+  g_clear_pointer (&self->error_kinds, g_hash_table_unref);
 
   G_OBJECT_CLASS (relay_summary_table_parent_class)->dispose (object);
 }
@@ -388,9 +533,10 @@ relay_summary_table_class_init (RelaySummaryTableClass *klass)
   gtk_widget_class_set_css_name (widget_class, "summarytable");
 }
 
+/* What users compare first comes first; the connection stages follow. */
 static const RelayMetric metric_order[] = {
-  RELAY_METRIC_TTFT, RELAY_METRIC_ITL, RELAY_METRIC_TOKENS_PER_SECOND, RELAY_METRIC_TOTAL,
-  RELAY_METRIC_WAIT, RELAY_METRIC_DNS, RELAY_METRIC_TCP, RELAY_METRIC_TLS,
+  RELAY_METRIC_TTFT, RELAY_METRIC_WAIT, RELAY_METRIC_ITL, RELAY_METRIC_TOKENS_PER_SECOND,
+  RELAY_METRIC_TOTAL, RELAY_METRIC_DNS, RELAY_METRIC_TCP, RELAY_METRIC_TLS,
 };
 
 static void
@@ -404,33 +550,25 @@ relay_summary_table_init (RelaySummaryTable *self)
   GtkSelectionModel *selection;
   GtkWidget *header;
 
-  for (guint c = 0; c < N_COLUMNS; c++)
-    self->best[c] = NAN;
+  for (guint m = 0; m < RELAY_N_METRICS; m++)
+    self->best_p50[m] = self->best_p95[m] = NAN;
 
+  self->error_kinds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->store = g_list_store_new (RELAY_TYPE_SUMMARY_ITEM);
   self->column_view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
   gtk_column_view_set_show_column_separators (self->column_view, TRUE);
+  gtk_column_view_set_show_row_separators (self->column_view, TRUE);
   gtk_column_view_set_reorderable (self->column_view, FALSE);
   gtk_widget_add_css_class (GTK_WIDGET (self->column_view), "data-table");
+  gtk_widget_add_css_class (GTK_WIDGET (self->column_view), "summary-table");
 
   add_column (self, COLUMN_ENDPOINT, _("Endpoint"), NULL, TRUE);
   add_column (self, COLUMN_MODEL, _("Model"), NULL, TRUE);
-  add_column (self, COLUMN_N, _("n"), _("Traces"), FALSE);
-  add_column (self, COLUMN_ERRORS, _("Errors"), NULL, FALSE);
-  /* What users compare first comes first; the connection stages follow. */
+  add_column (self, COLUMN_N, _("n"), _("Probes"), FALSE);
+  add_column (self, COLUMN_ERRORS, _("Errors"), _("Probes that failed; hover a count for the kinds"), FALSE);
   for (guint i = 0; i < G_N_ELEMENTS (metric_order); i++)
-    {
-      RelayMetric m = metric_order[i];
-      g_autofree char *p50 = NULL;
-      g_autofree char *p95 = NULL;
-
-      /* Translators: a column title, "TTFT p50": the median of a metric */
-      p50 = g_strdup_printf (_("%s p50"), metric_title (m));
-      /* Translators: a column title, "TTFT p95": the 95th percentile of a metric */
-      p95 = g_strdup_printf (_("%s p95"), metric_title (m));
-      add_column (self, COLUMN_FIRST_METRIC + 2 * m, p50, metric_tooltip (m), FALSE);
-      add_column (self, COLUMN_FIRST_METRIC + 2 * m + 1, p95, metric_tooltip (m), FALSE);
-    }
+    add_column (self, COLUMN_FIRST_METRIC + metric_order[i], metric_title (metric_order[i]),
+                metric_tooltip (metric_order[i]), FALSE);
 
   sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (self->store)),
                                     g_object_ref (gtk_column_view_get_sorter (self->column_view)));
@@ -440,7 +578,7 @@ relay_summary_table_init (RelaySummaryTable *self)
 
   box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
 
-  caption = gtk_label_new (_("Per endpoint and model: the median (p50) and 95th percentile (p95), in milliseconds; the best value of each column is highlighted. Click a title to sort."));
+  caption = gtk_label_new (_("Each cell is p50 / p95 (the median and the 95th percentile) in milliseconds; the best of each column is highlighted. Click a title to sort by its median."));
   gtk_label_set_wrap (GTK_LABEL (caption), TRUE);
   gtk_label_set_xalign (GTK_LABEL (caption), 0);
   gtk_widget_add_css_class (caption, "dim-label");
