@@ -25,6 +25,10 @@
 /* Tolerance for a single injected delay, measured from the client (shared noisy machine). */
 #define DELAY_SLACK_US 15000
 
+/* RELAYSCOPE_TIMING_TESTS=0 (the sanitizer build, many times slower) keeps the checks that
+ * hold at any speed, a delay is never short, and skips upper bounds and pacing. */
+static gboolean timing = TRUE;
+
 /* Test client */
 
 typedef enum
@@ -750,7 +754,8 @@ test_non_streaming (void)
   usage = json_object_get_object_member (o, "usage");
   g_assert_cmpint (json_object_get_int_member (usage, "completion_tokens"), ==, 6);
   g_assert_cmpint (r->t_headers - r->start_us, >=, expected);
-  g_assert_cmpint (r->t_headers - r->start_us, <, expected + DELAY_SLACK_US);
+  if (timing)
+    g_assert_cmpint (r->t_headers - r->start_us, <, expected + DELAY_SLACK_US);
   g_clear_pointer (&node, json_node_unref);
 
   g_assert_no_error (r2->error);
@@ -858,6 +863,12 @@ test_timing (void)
   gint64 t_headers_sched, t_first, mean_itl, p50, p95, max;
   Event *role;
 
+  if (!timing)
+    {
+      g_test_skip ("RELAYSCOPE_TIMING_TESTS=0");
+      return;
+    }
+
   g_assert_no_error (r->error);
   g_assert_cmpuint (r->status, ==, 200);
   g_assert_cmpint (r->start_us, >, 0);
@@ -921,6 +932,12 @@ test_jitter_and_stalls (void)
   gint64 min_gap = G_MAXINT64, max_gap = 0, sum = 0;
   guint n_stalls = 0;
 
+  if (!timing)
+    {
+      g_test_skip ("RELAYSCOPE_TIMING_TESTS=0");
+      return;
+    }
+
   g_assert_cmpuint (content->len, ==, 60);
   for (guint i = 1; i < content->len; i++)
     {
@@ -965,7 +982,8 @@ test_override_header (void)
   g_assert_cmpuint (content->len, ==, 5);
   ttft = ((Event *) content->pdata[0])->t_read - r->t_headers;
   g_assert_cmpint (ttft, >=, 300000 - DELAY_SLACK_US);
-  g_assert_cmpint (ttft, <, 300000 + DELAY_SLACK_US);
+  if (timing)
+    g_assert_cmpint (ttft, <, 300000 + DELAY_SLACK_US);
 
   bad = run (&(Request) { .url = url, .body = body, .auth = "bearer",
                           .sim = "ttft_ms=300, warp_factor=9" });
@@ -1012,13 +1030,15 @@ test_coalesce (void)
         }
 
       /* A group leaves when its last token is due: 4 token gaps after the previous group. */
-      if (g > 0)
+      if (g > 0 && timing)
         {
           Event *prev = content->pdata[(g - 1) * 4];
           gint64 gap = head->sent_us - prev->sent_us;
 
-          g_assert_cmpint (gap, >, 40000 - 3000);
-          g_assert_cmpint (gap, <, 40000 + 8000);
+          /* Deadlines are absolute, so one late group shortens the next gap: allow for a
+           * busy machine's timer lateness on either side. */
+          g_assert_cmpint (gap, >, 40000 - 15000);
+          g_assert_cmpint (gap, <, 40000 + 15000);
         }
     }
 }
@@ -1053,9 +1073,12 @@ test_prefix_cache (void)
 
   /* 10 + 200 ms cold; 10 + 50 ms warm. */
   g_assert_cmpint (cold_wait, >=, 210000);
-  g_assert_cmpint (cold_wait, <, 210000 + DELAY_SLACK_US);
   g_assert_cmpint (warm_wait, >=, 60000);
-  g_assert_cmpint (warm_wait, <, 60000 + DELAY_SLACK_US);
+  if (timing)
+    {
+      g_assert_cmpint (cold_wait, <, 210000 + DELAY_SLACK_US);
+      g_assert_cmpint (warm_wait, <, 60000 + DELAY_SLACK_US);
+    }
 }
 
 static void
@@ -1550,7 +1573,8 @@ test_resolver (void)
     }
   g_assert_no_error (l.error);
   g_assert_cmpint (l.t_done - t0, >=, 80000);
-  g_assert_cmpint (l.t_done - t0, <, 80000 + DELAY_SLACK_US);
+  if (timing)
+    g_assert_cmpint (l.t_done - t0, <, 80000 + DELAY_SLACK_US);
   g_assert_cmpuint (g_list_length (l.addresses), ==, 1);
   name = g_inet_address_to_string (l.addresses->data);
   g_assert_cmpstr (name, ==, "127.0.0.1");
@@ -1616,7 +1640,8 @@ test_resolver_with_soup (void)
   g_assert_cmpuint (r->status, ==, 200);
   /* GSocketClient's lookup goes through the fake resolver: the delay shows up. */
   g_assert_cmpint (r->t_headers - r->t_send, >=, 100000);
-  g_assert_cmpint (r->t_headers - r->t_send, <, 100000 + 2 * DELAY_SLACK_US);
+  if (timing)
+    g_assert_cmpint (r->t_headers - r->t_send, <, 100000 + 2 * DELAY_SLACK_US);
 
   bad = g_strdup_printf ("http://nxdomain.relayscope.test:%u/v1/models",
                          relay_sim_server_get_port (server));
@@ -1700,6 +1725,7 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  timing = g_strcmp0 (g_getenv ("RELAYSCOPE_TIMING_TESTS"), "0") != 0;
 
   g_test_add_func ("/sim/profile/named", test_profile_named);
   g_test_add_func ("/sim/profile/json", test_profile_json);
