@@ -24,6 +24,10 @@
 #define SLACK_MS   2.0    /* a measurement may come in this much under the injected delay */
 #define LATE_MS    30.0   /* … and this much over it (scheduler noise on a busy machine) */
 
+/* RELAYSCOPE_TIMING_TESTS=0 (the sanitizer build, many times slower) skips the timing
+ * checks and keeps the rest: a late mark makes the next interval short as well as long. */
+static gboolean timing = TRUE;
+
 static void
 known_delays (RelaySimProfile *p)
 {
@@ -48,6 +52,8 @@ assert_near (const char *what,
              double      injected)
 {
   g_test_message ("%s: injected %.1f ms, measured %.3f ms", what, injected, measured);
+  if (!timing)
+    return;
   g_assert_cmpfloat (measured, >=, injected - SLACK_MS);
   g_assert_cmpfloat (measured, <=, injected + LATE_MS);
 }
@@ -129,11 +135,13 @@ test_injected_delays (void)
   assert_near ("DNS p50", stats.p50, DNS_MS);
   relay_stats_compute ((double *) (gpointer) lags->data, lags->len, &stats);
   g_test_message ("read lag after the relay's send stamp: p50 %.3f ms, p99 %.3f ms", stats.p50, stats.p99);
-  g_assert_cmpfloat (stats.p50, <=, 5.0);
+  if (timing)
+    g_assert_cmpfloat (stats.p50, <=, 5.0);
   relay_stats_compute ((double *) (gpointer) gaps->data, gaps->len, &stats);
   assert_near ("inter-chunk gap p50", stats.p50, ITL_MS);
   /* Gaps are paced against absolute deadlines, so they cannot drift far either way. */
-  g_assert_cmpfloat (fabs (stats.mean - ITL_MS), <=, 5.0);
+  if (timing)
+    g_assert_cmpfloat (fabs (stats.mean - ITL_MS), <=, 5.0);
 }
 
 static void
@@ -146,6 +154,12 @@ test_other_is_small (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(RelayTrace) trace = NULL;
   gint64 other, ttft;
+
+  if (!timing)
+    {
+      g_test_skip ("RELAYSCOPE_TIMING_TESTS=0");
+      return;
+    }
 
   relay_probe_plan_add_endpoint (plan, endpoint);
   error = relay_test_run_plan (plan, session, NULL, NULL);
@@ -167,6 +181,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  timing = g_strcmp0 (g_getenv ("RELAYSCOPE_TIMING_TESTS"), "0") != 0;
 
   g_test_add_func ("/accuracy/injected-delays", test_injected_delays);
   g_test_add_func ("/accuracy/other-is-small", test_other_is_small);
