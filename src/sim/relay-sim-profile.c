@@ -62,6 +62,7 @@ static const Field fields[] = {
   DOUBLE_FIELD (ratelimit_remaining, -1, 1e9),
   { "model_ttft_ms", FIELD_STRING, offsetof (RelaySimProfile, model_ttft_ms), 0, 0 },
   { "effort_reasoning_tokens", FIELD_STRING, offsetof (RelaySimProfile, effort_reasoning_tokens), 0, 0 },
+  { "close_connection", FIELD_BOOLEAN, offsetof (RelaySimProfile, close_connection), 0, 0 },
 };
 
 static const char * const fault_names[] = {

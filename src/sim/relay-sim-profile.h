@@ -57,6 +57,7 @@ typedef struct
   char         *model_ttft_ms;         /* "model:ms|model:ms": ttft_ms by requested model */
   char         *effort_reasoning_tokens; /* "low:n|medium:n|high:n": reasoning_tokens by the
                                         * request's effort (Anthropic: thinking budget) */
+  gboolean      close_connection;      /* "Connection: close" on every answer: no keep-alive */
 } RelaySimProfile;
 
 /* Named profiles: "fast", "congested", "buffering", "reasoning", "flaky". */

@@ -882,6 +882,8 @@ set_response_headers (Stream *st,
   soup_message_headers_replace (headers, "x-ratelimit-remaining-requests", remaining);
   soup_message_headers_replace (headers, "x-ratelimit-reset-requests",
                                 status == 429 ? "2s" : "6ms");
+  if (st->profile.close_connection)
+    soup_message_headers_replace (headers, "Connection", "close");
   if (st->dialect == DIALECT_ANTHROPIC)
     soup_message_headers_replace (headers, "request-id",
                                   soup_message_headers_get_one (headers, "x-request-id"));
