@@ -27,6 +27,9 @@ struct _RelayBudget
   double   percentile;
   double   limits[RELAY_N_BUDGET_ITEMS];
   double   allowances;
+  /* Named allowances in the order given; allowances is their sum. */
+  GPtrArray *allowance_names;
+  GArray   *allowance_values;
 };
 
 G_DEFINE_FINAL_TYPE (RelayBudget, relay_budget, G_TYPE_OBJECT)
@@ -37,8 +40,22 @@ static const char * const item_names[RELAY_N_BUDGET_ITEMS] = {
 };
 
 static void
+relay_budget_finalize (GObject *object)
+{
+  RelayBudget *self = (RelayBudget *)object;
+
+  g_clear_pointer (&self->allowance_names, g_ptr_array_unref);
+  g_clear_pointer (&self->allowance_values, g_array_unref);
+
+  G_OBJECT_CLASS (relay_budget_parent_class)->finalize (object);
+}
+
+static void
 relay_budget_class_init (RelayBudgetClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = relay_budget_finalize;
 }
 
 static void
@@ -47,6 +64,8 @@ relay_budget_init (RelayBudget *self)
   self->percentile = 95;
   for (guint i = 0; i < RELAY_N_BUDGET_ITEMS; i++)
     self->limits[i] = -1;
+  self->allowance_names = g_ptr_array_new_with_free_func (g_free);
+  self->allowance_values = g_array_new (FALSE, FALSE, sizeof (double));
 }
 
 const char *
@@ -54,6 +73,134 @@ relay_budget_item_to_string (RelayBudgetItem item)
 {
   g_return_val_if_fail (item < RELAY_N_BUDGET_ITEMS, NULL);
   return item_names[item];
+}
+
+RelayBudget *
+relay_budget_new (void)
+{
+  return g_object_new (RELAY_TYPE_BUDGET, NULL);
+}
+
+void
+relay_budget_set_percentile (RelayBudget *self,
+                             double       percentile)
+{
+  g_return_if_fail (RELAY_IS_BUDGET (self));
+  g_return_if_fail (percentile > 0 && percentile <= 100);
+
+  self->percentile = percentile;
+}
+
+void
+relay_budget_set_limit (RelayBudget     *self,
+                        RelayBudgetItem  item,
+                        double           limit)
+{
+  g_return_if_fail (RELAY_IS_BUDGET (self));
+  g_return_if_fail (item < RELAY_N_BUDGET_ITEMS);
+
+  self->limits[item] = isfinite (limit) && limit >= 0 ? limit : -1;
+}
+
+void
+relay_budget_set_allowance (RelayBudget *self,
+                            const char  *name,
+                            double       ms)
+{
+  guint i;
+
+  g_return_if_fail (RELAY_IS_BUDGET (self));
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (isfinite (ms) && ms >= 0);
+
+  for (i = 0; i < self->allowance_names->len; i++)
+    if (strcmp (g_ptr_array_index (self->allowance_names, i), name) == 0)
+      break;
+
+  if (i == self->allowance_names->len)
+    {
+      g_ptr_array_add (self->allowance_names, g_strdup (name));
+      g_array_append_val (self->allowance_values, ms);
+    }
+  else
+    g_array_index (self->allowance_values, double, i) = ms;
+
+  self->allowances = 0;
+  for (i = 0; i < self->allowance_values->len; i++)
+    self->allowances += g_array_index (self->allowance_values, double, i);
+}
+
+GStrv
+relay_budget_dup_allowance_names (RelayBudget *self)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_val_if_fail (RELAY_IS_BUDGET (self), NULL);
+
+  for (guint i = 0; i < self->allowance_names->len; i++)
+    g_strv_builder_add (builder, g_ptr_array_index (self->allowance_names, i));
+
+  return g_strv_builder_end (builder);
+}
+
+double
+relay_budget_get_allowance (RelayBudget *self,
+                            const char  *name)
+{
+  g_return_val_if_fail (RELAY_IS_BUDGET (self), 0);
+  g_return_val_if_fail (name != NULL, 0);
+
+  for (guint i = 0; i < self->allowance_names->len; i++)
+    if (strcmp (g_ptr_array_index (self->allowance_names, i), name) == 0)
+      return g_array_index (self->allowance_values, double, i);
+
+  return 0;
+}
+
+char *
+relay_budget_to_data (RelayBudget *self)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  g_return_val_if_fail (RELAY_IS_BUDGET (self), NULL);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "format");
+  json_builder_add_string_value (builder, "relayscope-budget");
+  json_builder_set_member_name (builder, "percentile");
+  json_builder_add_double_value (builder, self->percentile);
+  json_builder_set_member_name (builder, "limits_ms");
+  json_builder_begin_object (builder);
+  for (guint i = 0; i < RELAY_N_BUDGET_ITEMS; i++)
+    {
+      if (i == RELAY_BUDGET_TOKENS_PER_S || self->limits[i] < 0)
+        continue;
+      json_builder_set_member_name (builder, item_names[i]);
+      json_builder_add_double_value (builder, self->limits[i]);
+    }
+  json_builder_end_object (builder);
+  json_builder_set_member_name (builder, "allowances_ms");
+  json_builder_begin_object (builder);
+  for (guint i = 0; i < self->allowance_names->len; i++)
+    {
+      json_builder_set_member_name (builder, g_ptr_array_index (self->allowance_names, i));
+      json_builder_add_double_value (builder, g_array_index (self->allowance_values, double, i));
+    }
+  json_builder_end_object (builder);
+  if (self->limits[RELAY_BUDGET_TOKENS_PER_S] >= 0)
+    {
+      json_builder_set_member_name (builder, "min_tokens_per_s");
+      json_builder_add_double_value (builder, self->limits[RELAY_BUDGET_TOKENS_PER_S]);
+    }
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+
+  return json_generator_to_data (generator, NULL);
 }
 
 RelayBudget *
@@ -65,7 +212,8 @@ relay_budget_new_default (void)
   self->limits[RELAY_BUDGET_WAIT] = 330;
   self->limits[RELAY_BUDGET_FIRST_TOKEN] = 200;
   self->limits[RELAY_BUDGET_END_TO_END] = 880;
-  self->allowances = 50 + 200;
+  relay_budget_set_allowance (self, "front_end", 50);
+  relay_budget_set_allowance (self, "back_end", 200);
 
   return self;
 }
@@ -185,7 +333,7 @@ relay_budget_new_from_data (const char  *data,
 
           if (!read_number (json_object_get_member (obj, l->data), l->data, &v, error))
             return NULL;
-          self->allowances += v;
+          relay_budget_set_allowance (self, l->data, v);
         }
     }
 
@@ -316,11 +464,37 @@ collect_gaps (RelayTrace *trace,
     }
 }
 
-GPtrArray *
-relay_budget_check (RelayBudget  *self,
-                    RelaySession *session)
+static void
+overrun_free (gpointer data)
 {
-  GPtrArray *overruns = g_ptr_array_new_with_free_func (g_free);
+  RelayBudgetOverrun *overrun = data;
+
+  g_free (overrun->endpoint);
+  g_free (overrun->model);
+  g_free (overrun);
+}
+
+char *
+relay_budget_overrun_format (const RelayBudgetOverrun *overrun)
+{
+  g_return_val_if_fail (overrun != NULL, NULL);
+
+  if (overrun->item == RELAY_BUDGET_TOKENS_PER_S)
+    return g_strdup_printf (_("%s %s: output p%g %.1f tokens/s is below the floor of %.1f"),
+                            overrun->endpoint, overrun->model, overrun->percentile, overrun->value,
+                            overrun->limit);
+
+  return g_strdup_printf (_("%s %s: %s p%g is %.1f ms, over its budget of %.0f ms by %.1f ms"),
+                          overrun->endpoint, overrun->model, item_names[overrun->item],
+                          overrun->percentile, overrun->value, overrun->limit,
+                          overrun->value - overrun->limit);
+}
+
+GPtrArray *
+relay_budget_check_overruns (RelayBudget  *self,
+                             RelaySession *session)
+{
+  GPtrArray *overruns = g_ptr_array_new_with_free_func (overrun_free);
   GListModel *traces;
   guint n_runs;
 
@@ -351,6 +525,8 @@ relay_budget_check (RelayBudget  *self,
           RelayStats stats;
           double limit = self->limits[item];
           double value;
+          double percentile = self->percentile;
+          RelayBudgetOverrun *overrun;
 
           if (limit < 0)
             continue;
@@ -382,29 +558,94 @@ relay_budget_check (RelayBudget  *self,
             continue;
 
           relay_stats_compute ((double *) (gpointer) values->data, values->len, &stats);
-          value = relay_stats_percentile ((double *) (gpointer) values->data, values->len, self->percentile);
 
           if (item == RELAY_BUDGET_TOKENS_PER_S)
             {
               /* A floor: the slow tail is the low percentile. */
-              value = relay_stats_percentile ((double *) (gpointer) values->data, values->len,
-                                              100 - self->percentile);
-              if (value < limit)
-                g_ptr_array_add (overruns,
-                                 g_strdup_printf (_("%s %s: output p%g %.1f tokens/s is below the floor of %.1f"),
-                                                  relay_run_get_endpoint (run), relay_run_get_model (run),
-                                                  100 - self->percentile, value, limit));
+              percentile = 100 - self->percentile;
+              value = relay_stats_percentile ((double *) (gpointer) values->data, values->len, percentile);
+              if (!(value < limit))
+                continue;
             }
-          else if (value > limit)
+          else
             {
-              g_ptr_array_add (overruns,
-                               g_strdup_printf (_("%s %s: %s p%g is %.1f ms, over its budget of %.0f ms by %.1f ms"),
-                                                relay_run_get_endpoint (run), relay_run_get_model (run),
-                                                item_names[item], self->percentile, value, limit,
-                                                value - limit));
+              value = relay_stats_percentile ((double *) (gpointer) values->data, values->len, percentile);
+              if (!(value > limit))
+                continue;
             }
+
+          overrun = g_new0 (RelayBudgetOverrun, 1);
+          overrun->endpoint = g_strdup (relay_run_get_endpoint (run));
+          overrun->model = g_strdup (relay_run_get_model (run));
+          overrun->item = item;
+          overrun->percentile = percentile;
+          overrun->value = value;
+          overrun->limit = limit;
+          overrun->n = stats.n;
+          g_ptr_array_add (overruns, overrun);
         }
     }
 
   return overruns;
+}
+
+GPtrArray *
+relay_budget_check (RelayBudget  *self,
+                    RelaySession *session)
+{
+  GPtrArray *sentences = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) overruns = NULL;
+
+  g_return_val_if_fail (RELAY_IS_BUDGET (self), sentences);
+  g_return_val_if_fail (RELAY_IS_SESSION (session), sentences);
+
+  overruns = relay_budget_check_overruns (self, session);
+  for (guint i = 0; i < overruns->len; i++)
+    g_ptr_array_add (sentences, relay_budget_overrun_format (g_ptr_array_index (overruns, i)));
+
+  return sentences;
+}
+
+guint
+relay_budget_trace_overruns (RelayBudget     *self,
+                             RelayTrace      *trace,
+                             RelayBudgetItem *items,
+                             guint            n_items)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (RELAY_IS_BUDGET (self), 0);
+  g_return_val_if_fail (RELAY_IS_TRACE (trace), 0);
+  g_return_val_if_fail (items != NULL || n_items == 0, 0);
+
+  if (!relay_trace_is_ok (trace))
+    return 0;
+
+  for (guint item = 0; item < RELAY_N_BUDGET_ITEMS && n < n_items; item++)
+    {
+      double limit = self->limits[item];
+      double value;
+
+      if (limit < 0)
+        continue;
+
+      if (item == RELAY_BUDGET_ITL)
+        {
+          g_autoptr(GArray) gaps = g_array_new (FALSE, FALSE, sizeof (double));
+          RelayStats stats;
+
+          collect_gaps (trace, gaps);
+          relay_stats_compute ((double *) (gpointer) gaps->data, gaps->len, &stats);
+          value = stats.max;
+        }
+      else
+        value = relay_budget_trace_value (self, trace, item);
+
+      if (!isfinite (value))
+        continue;
+      if (item == RELAY_BUDGET_TOKENS_PER_S ? value < limit : value > limit)
+        items[n++] = item;
+    }
+
+  return n;
 }

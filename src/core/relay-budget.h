@@ -55,4 +55,47 @@ double       relay_budget_trace_value    (RelayBudget *self,
 GPtrArray   *relay_budget_check          (RelayBudget  *self,
                                           RelaySession *session);
 
+/* An empty budget (no limits, no allowances, p95), for building one in code. */
+RelayBudget *relay_budget_new            (void);
+void         relay_budget_set_percentile (RelayBudget *self,
+                                          double       percentile);
+/* A negative limit removes the item's budget. */
+void         relay_budget_set_limit      (RelayBudget *self,
+                                          RelayBudgetItem item,
+                                          double       limit);
+/* Named allowances (front_end, back_end, …) for the stages a probe cannot see, in ms. */
+void         relay_budget_set_allowance  (RelayBudget *self,
+                                          const char  *name,
+                                          double       ms);
+/* Names of the allowances, NULL-terminated; and one by name (0 when absent). */
+GStrv        relay_budget_dup_allowance_names (RelayBudget *self);
+double       relay_budget_get_allowance  (RelayBudget *self,
+                                          const char  *name);
+/* The budget file (README "Latency budgets"), which relay_budget_new_from_data() reads. */
+char        *relay_budget_to_data        (RelayBudget *self);
+
+/* One overrun, for views that mark it (the table, the waterfall) rather than print it. */
+typedef struct
+{
+  char            *endpoint;
+  char            *model;
+  RelayBudgetItem  item;
+  double           percentile;   /* the percentile checked (for tokens/s, the low one) */
+  double           value;        /* ms, or tokens/s */
+  double           limit;
+  guint            n;            /* samples the percentile rests on */
+} RelayBudgetOverrun;
+
+/* Structured overruns (freed with the array), in the order relay_budget_check() gives. */
+GPtrArray   *relay_budget_check_overruns (RelayBudget  *self,
+                                          RelaySession *session);
+/* The sentence relay_budget_check() prints for an overrun. */
+char        *relay_budget_overrun_format (const RelayBudgetOverrun *overrun);
+/* The items a single trace exceeds (limits compared with its own value, ITL by its largest
+ * gap), for marking a waterfall row; returns how many were written to items. */
+guint        relay_budget_trace_overruns (RelayBudget      *self,
+                                          RelayTrace       *trace,
+                                          RelayBudgetItem  *items,
+                                          guint             n_items);
+
 G_END_DECLS
