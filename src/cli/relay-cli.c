@@ -1,4 +1,5 @@
-/* relay-cli.c: relayscope-cli's commands: probe and show.
+/* relay-cli.c: relayscope-cli's commands: probe, race and show, and the dispatch to the
+ * others (compare, check, export, curl).
  *
  * Copyright 2026 The Relayscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -13,7 +14,7 @@
 #include <unistd.h>
 
 #include "relay-budget.h"
-#include "relay-cli.h"
+#include "relay-cli-private.h"
 #include "relay-cli-experiment.h"
 #include "relay-prober.h"
 #include "relay-sim-demo.h"
@@ -31,13 +32,15 @@ typedef struct
   gboolean      progress;
 } ProbeState;
 
-static void
-usage_error (const char *command,
-             const char *message)
+void
+_relay_cli_usage_error (const char *command,
+                        const char *message)
 {
   g_printerr ("relayscope-cli %s: %s\n", command, message);
   g_printerr (_("Try “relayscope-cli %s --help”.\n"), command);
 }
+
+#define usage_error _relay_cli_usage_error
 
 static char *
 key_func (RelayEndpoint *endpoint,
@@ -188,10 +191,18 @@ report (RelaySession *session,
   return status;
 }
 
+/* probe, and race (a probe whose endpoints are sent each round's request at the same
+ * instant, ranked afterwards). */
 static int
-cmd_probe (int    argc,
-           char **argv)
+cmd_probe (int       argc,
+           char    **argv,
+           gboolean  race)
 {
+  const char *command = race ? "race" : "probe";
+  g_autofree char *prometheus = NULL;
+  g_autofree char *from = NULL;
+  g_autofree char *stage_name = NULL;
+  RelayMetric race_metric = RELAY_METRIC_TTFT;
   g_autofree char *api_name = NULL;
   g_auto(GStrv) models = NULL;
   g_autofree char *prompt = NULL;
@@ -232,10 +243,17 @@ cmd_probe (int    argc,
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the summary as JSON"), NULL },
     { "demo", 0, 0, G_OPTION_ARG_NONE, &demo, N_("Probe simulated relays started in-process"), NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, N_("No progress on stderr"), NULL },
+    { "prometheus", 0, 0, G_OPTION_ARG_FILENAME, &prometheus, N_("Also write the figures in Prometheus text format to this file"), "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &urls, NULL, N_("URL…") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new (_("[URL…] — probe endpoints and print their latency"));
+  GOptionEntry race_entries[] = {
+    { "stage", 0, 0, G_OPTION_ARG_STRING, &stage_name, N_("Rank by this stage (default ttft)"), "STAGE" },
+    { "from", 0, 0, G_OPTION_ARG_FILENAME, &from, N_("Rank the race saved in this session instead of probing"), "FILE.relayscope" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (race ? _("URL URL… — send the same request to several endpoints at once, repeatedly, and rank them")
+                                                                 : _("[URL…] — probe endpoints and print their latency"));
   g_autoptr(GError) error = NULL;
   g_autoptr(RelaySimDemo) sim_demo = NULL;
   g_autoptr(RelayProbePlan) plan = relay_probe_plan_new ();
@@ -253,39 +271,72 @@ cmd_probe (int    argc,
   int status;
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  g_option_context_set_summary (context,
-    _("Sends streaming chat requests and measures every stage, from DNS to the last token.\n"
-      "URL is the base URL as SDKs take it: …/v1 for openai-chat, the host root for\n"
-      "anthropic-messages. Without a URL, OPENAI_BASE_URL (or ANTHROPIC_BASE_URL with\n"
-      "--api anthropic-messages) is used.\n\n"
-      "Exit status: 0 all probes succeeded within budget, 1 a probe failed, 2 usage error,\n"
-      "3 a budget was exceeded."));
+  if (race)
+    {
+      g_option_context_add_main_entries (context, race_entries, GETTEXT_PACKAGE);
+      g_option_context_set_summary (context,
+        _("A race: each round sends the same request to every endpoint (and model) at the same\n"
+          "instant — a probe with --concurrency equal to the number of entrants — and --repeat\n"
+          "rounds (default 5) follow. Entrants are ranked by their median, with the per-round\n"
+          "difference to the fastest and its 95% interval, so noise shared by a round cancels.\n"
+          "Takes the options of “probe”.\n\n"
+          "Exit status: 0 all probes succeeded within budget, 1 a probe failed, 2 usage error,\n"
+          "3 a budget was exceeded."));
+    }
+  else
+    g_option_context_set_summary (context,
+      _("Sends streaming chat requests and measures every stage, from DNS to the last token.\n"
+        "URL is the base URL as SDKs take it: …/v1 for openai-chat, the host root for\n"
+        "anthropic-messages. Without a URL, OPENAI_BASE_URL (or ANTHROPIC_BASE_URL with\n"
+        "--api anthropic-messages) is used.\n\n"
+        "Exit status: 0 all probes succeeded within budget, 1 a probe failed, 2 usage error,\n"
+        "3 a budget was exceeded."));
 
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
-      usage_error ("probe", error->message);
+      usage_error (command, error->message);
       return RELAY_CLI_EXIT_USAGE;
+    }
+
+  if (stage_name != NULL && !_relay_cli_parse_metric (stage_name, &race_metric))
+    {
+      usage_error (command, _("--stage must be one of dns, tcp, tls, wait, ttft, itl, tokens_per_s, total"));
+      return RELAY_CLI_EXIT_USAGE;
+    }
+
+  if (from != NULL)
+    {
+      g_autoptr(RelaySession) saved = NULL;
+
+      if (urls != NULL && urls[0] != NULL)
+        {
+          usage_error (command, _("--from ranks a saved race; give no URL with it"));
+          return RELAY_CLI_EXIT_USAGE;
+        }
+      if (!(saved = _relay_cli_load_session (command, from)))
+        return RELAY_CLI_EXIT_USAGE;
+      return _relay_cli_print_race (saved, race_metric, json) ? RELAY_CLI_EXIT_OK : RELAY_CLI_EXIT_USAGE;
     }
 
   if (api_name != NULL && !relay_api_from_string (api_name, &api))
     {
-      usage_error ("probe", _("--api must be openai-chat or anthropic-messages"));
+      usage_error (command, _("--api must be openai-chat or anthropic-messages"));
       return RELAY_CLI_EXIT_USAGE;
     }
   if (connection_name != NULL && !relay_connection_from_string (connection_name, &connection))
     {
-      usage_error ("probe", _("--connection must be cold or warm"));
+      usage_error (command, _("--connection must be cold or warm"));
       return RELAY_CLI_EXIT_USAGE;
     }
   if (reasoning_effort != NULL &&
       !g_strv_contains ((const char * const[]) { "low", "medium", "high", NULL }, reasoning_effort))
     {
-      usage_error ("probe", _("--reasoning-effort must be low, medium or high"));
+      usage_error (command, _("--reasoning-effort must be low, medium or high"));
       return RELAY_CLI_EXIT_USAGE;
     }
   if (max_tokens < 1 || concurrency == 0 || concurrency < -1 || (repeat != -1 && repeat < 1) || rate < 0 || timeout < 0)
     {
-      usage_error ("probe", _("--max-tokens, --repeat and --concurrency must be at least 1; "
+      usage_error (command, _("--max-tokens, --repeat and --concurrency must be at least 1; "
                               "--rate and --timeout must not be negative"));
       return RELAY_CLI_EXIT_USAGE;
     }
@@ -294,7 +345,7 @@ cmd_probe (int    argc,
       if (strchr (headers[i], ':') == NULL)
         {
           g_autofree char *message = g_strdup_printf (_("--header “%s” must look like “Name: value”"), headers[i]);
-          usage_error ("probe", message);
+          usage_error (command, message);
           return RELAY_CLI_EXIT_USAGE;
         }
     }
@@ -306,7 +357,7 @@ cmd_probe (int    argc,
       budget = relay_budget_load (file, &error);
       if (budget == NULL)
         {
-          usage_error ("probe", error->message);
+          usage_error (command, error->message);
           return RELAY_CLI_EXIT_USAGE;
         }
     }
@@ -315,7 +366,7 @@ cmd_probe (int    argc,
     {
       if (urls != NULL && urls[0] != NULL)
         {
-          usage_error ("probe", _("--demo probes the simulated relays; give no URL with it"));
+          usage_error (command, _("--demo probes the simulated relays; give no URL with it"));
           return RELAY_CLI_EXIT_USAGE;
         }
 
@@ -361,7 +412,7 @@ cmd_probe (int    argc,
 
       if (urls == NULL || urls[0] == NULL)
         {
-          usage_error ("probe", _("no URL given: pass a base URL (e.g. https://api.example.com/v1), "
+          usage_error (command, _("no URL given: pass a base URL (e.g. https://api.example.com/v1), "
                                   "set OPENAI_BASE_URL, or try --demo"));
           return RELAY_CLI_EXIT_USAGE;
         }
@@ -374,7 +425,7 @@ cmd_probe (int    argc,
 
           if (!check_url (urls[i], &error))
             {
-              usage_error ("probe", error->message);
+              usage_error (command, error->message);
               return RELAY_CLI_EXIT_USAGE;
             }
 
@@ -399,6 +450,29 @@ cmd_probe (int    argc,
       title = g_strdup_printf (_("Probe of %s"), urls[0]);
     }
 
+  if (race)
+    {
+      GPtrArray *endpoints = relay_probe_plan_get_endpoints (plan);
+      guint entrants = 0;
+
+      for (guint i = 0; i < endpoints->len; i++)
+        {
+          const char * const *m = relay_endpoint_get_models (g_ptr_array_index (endpoints, i));
+          entrants += MAX (1, m ? g_strv_length ((char **) m) : 1);
+        }
+
+      if (entrants < 2)
+        {
+          usage_error (command, _("a race needs two or more entrants: give several URLs or models"));
+          return RELAY_CLI_EXIT_USAGE;
+        }
+      /* Every entrant of a round in flight at once: that is what makes it a race. */
+      if (concurrency == -1)
+        concurrency = (int) entrants;
+      if (repeat == -1)
+        repeat = 5;
+    }
+
   if (repeat == -1)
     repeat = 1;
   if (concurrency == -1)
@@ -421,7 +495,7 @@ cmd_probe (int    argc,
       if (!g_file_test (ca_file, G_FILE_TEST_IS_REGULAR))
         {
           g_autofree char *message = g_strdup_printf (_("--ca-file %s: no such file"), ca_file);
-          usage_error ("probe", message);
+          usage_error (command, message);
           return RELAY_CLI_EXIT_USAGE;
         }
       relay_probe_plan_set_ca_file (plan, ca_file);
@@ -462,9 +536,32 @@ cmd_probe (int    argc,
   else if (state.error != NULL)
     g_printerr (_("Stopped; reporting the probes that ran.\n"));
 
-  status = report (session, budget, json);
+  if (race && json)
+    {
+      /* One JSON document on stdout: the ranking; the table's figures are in the session. */
+      g_autoptr(GPtrArray) overruns = budget ? relay_budget_check (budget, session) : NULL;
+      g_autofree char *errors = relay_cli_format_errors (session);
+
+      _relay_cli_print_race (session, race_metric, TRUE);
+      for (guint i = 0; overruns != NULL && i < overruns->len; i++)
+        g_printerr ("%s\n", (const char *) g_ptr_array_index (overruns, i));
+      status = errors != NULL ? RELAY_CLI_EXIT_PROBE_FAILED
+             : overruns != NULL && overruns->len > 0 ? RELAY_CLI_EXIT_BUDGET
+             : RELAY_CLI_EXIT_OK;
+    }
+  else
+    {
+      status = report (session, budget, json);
+      if (race)
+        {
+          g_print ("\n");
+          _relay_cli_print_race (session, race_metric, FALSE);
+        }
+    }
 
   if (output != NULL && write_session (session, output) < 0)
+    status = RELAY_CLI_EXIT_PROBE_FAILED;
+  if (prometheus != NULL && !_relay_cli_write_prometheus (session, prometheus))
     status = RELAY_CLI_EXIT_PROBE_FAILED;
 
   g_clear_error (&state.error);
@@ -550,7 +647,13 @@ print_usage (void)
            _("Usage:\n"
              "  relayscope-cli probe [URL…] [OPTION…]   probe endpoints and print their latency\n"
              "  relayscope-cli probe --demo             probe simulated relays (no setup needed)\n"
+             "  relayscope-cli race URL URL… [OPTION…]  race endpoints round by round and rank them\n"
              "  relayscope-cli show FILE.relayscope     print a saved session's summary\n"
+             "  relayscope-cli compare A B              compare two sessions stage by stage\n"
+             "  relayscope-cli compare S --a X --b Y    compare two endpoints or runs of a session\n"
+             "  relayscope-cli check S --budget FILE    check a session against a latency budget\n"
+             "  relayscope-cli export S --format F -o OUT  HAR, CSV, JSON lines, PDF, PNG or SVG\n"
+             "  relayscope-cli curl S --trace N         print a probe's request as a curl command\n"
              "\n"
              "“relayscope-cli COMMAND --help” lists a command's options.\n"));
 }
@@ -570,9 +673,19 @@ relay_cli_run (int    argc,
   command = argv[1];
 
   if (strcmp (command, "probe") == 0)
-    return cmd_probe (argc - 1, argv + 1);
+    return cmd_probe (argc - 1, argv + 1, FALSE);
+  if (strcmp (command, "race") == 0)
+    return cmd_probe (argc - 1, argv + 1, TRUE);
   if (strcmp (command, "show") == 0)
     return cmd_show (argc - 1, argv + 1);
+  if (strcmp (command, "compare") == 0)
+    return _relay_cli_compare (argc - 1, argv + 1);
+  if (strcmp (command, "check") == 0)
+    return _relay_cli_check (argc - 1, argv + 1);
+  if (strcmp (command, "export") == 0)
+    return _relay_cli_export (argc - 1, argv + 1);
+  if (strcmp (command, "curl") == 0)
+    return _relay_cli_curl (argc - 1, argv + 1);
   if (strcmp (command, "experiment") == 0)
     return relay_cli_experiment (argc - 1, argv + 1);
   if (strcmp (command, "--help") == 0 || strcmp (command, "-h") == 0 || strcmp (command, "help") == 0)
