@@ -263,6 +263,77 @@ test_window_table_rows (void)
   close_window (window);
 }
 
+/* Up/Down (bound to waterfall.select-row) walk the traces, skipping group headers; Enter
+ * (waterfall.activate-selected) opens the selected trace's details; the stream view shows
+ * the selected trace alone. */
+static void
+test_window_keyboard (void)
+{
+  RelayWindow *window = new_window ();
+  g_autoptr(RelaySession) session = build_session ();
+  g_autofree char *path = g_build_filename (tmpdir, "keyboard.relayscope", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  RelayWaterfallView *view = relay_window_get_waterfall_view (window);
+  RelayWaterfallPainter *painter = relay_waterfall_view_get_painter (view);
+  RelayStreamPainter *stream = relay_stream_view_get_painter (relay_window_get_stream_view (window));
+  GListModel *traces;
+  RelayTrace *first, *second, *third;
+
+  g_assert_true (relay_session_save (session, file, NULL, &error));
+  g_assert_true (relay_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  flush_events ();
+
+  traces = relay_session_get_traces (relay_window_get_session (window));
+  g_assert_null (relay_waterfall_view_get_selected (view));
+  gtk_widget_grab_focus (GTK_WIDGET (view));
+  g_assert_true (gtk_widget_has_focus (GTK_WIDGET (view)));
+
+  /* Rows: header, trace, trace, header, trace, … */
+  g_assert_null (relay_waterfall_painter_get_row_trace (painter, 0));
+  first = relay_waterfall_painter_get_row_trace (painter, 1);
+  second = relay_waterfall_painter_get_row_trace (painter, 2);
+  g_assert_null (relay_waterfall_painter_get_row_trace (painter, 3));
+  third = relay_waterfall_painter_get_row_trace (painter, 4);
+  g_assert_nonnull (first);
+  g_assert_nonnull (second);
+  g_assert_nonnull (third);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "waterfall.select-row", "i", 1));
+  g_assert_true (relay_waterfall_view_get_selected (view) == first);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "waterfall.select-row", "i", 1));
+  g_assert_true (relay_waterfall_view_get_selected (view) == second);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "waterfall.select-row", "i", 1));
+  g_assert_true (relay_waterfall_view_get_selected (view) == third);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "waterfall.select-row", "i", -1));
+  g_assert_true (relay_waterfall_view_get_selected (view) == second);
+
+  /* The stream view follows the selection. */
+  g_assert_cmpuint (g_list_model_get_n_items (relay_stream_painter_get_traces (stream)), ==, 1);
+
+  /* End, then Down: stays on the last trace. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "waterfall.select-row", "i", G_MAXINT));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "waterfall.select-row", "i", 1));
+  g_assert_true (relay_waterfall_view_get_selected (view) ==
+                 relay_waterfall_painter_get_row_trace (painter, relay_waterfall_painter_get_n_rows (painter) - 1));
+
+  /* Home, then Enter: the first trace's details are shown. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "waterfall.select-row", "i", G_MININT));
+  g_assert_true (relay_waterfall_view_get_selected (view) == first);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "waterfall.activate-selected", NULL));
+  flush_events ();
+  g_assert_true (relay_trace_details_get_trace (relay_window_get_trace_details (window)) == first);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (relay_window_get_trace_details (window))));
+
+  /* No selection: the stream view shows every trace again. */
+  relay_waterfall_view_set_selected (view, NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (relay_stream_painter_get_traces (stream)), ==,
+                    g_list_model_get_n_items (traces));
+
+  close_window (window);
+}
+
 static void
 test_window_save_open (void)
 {
@@ -454,6 +525,7 @@ main (int   argc,
   g_test_add_func ("/ui/window/maps", test_window_maps);
   g_test_add_func ("/ui/window/load-fixture", test_window_load_fixture);
   g_test_add_func ("/ui/window/table-rows", test_window_table_rows);
+  g_test_add_func ("/ui/window/keyboard", test_window_keyboard);
   g_test_add_func ("/ui/window/save-open", test_window_save_open);
   g_test_add_func ("/ui/window/bad-file", test_window_bad_file);
   g_test_add_func ("/ui/window/export", test_window_export);

@@ -1073,6 +1073,36 @@ relay_waterfall_painter_get_trace_y (RelayWaterfallPainter *self,
   return -1;
 }
 
+RelayTrace *
+relay_waterfall_painter_get_row_trace (RelayWaterfallPainter *self,
+                                       guint                  row)
+{
+  g_return_val_if_fail (RELAY_IS_WATERFALL_PAINTER (self), NULL);
+
+  ensure_rows (self);
+  if (row >= self->rows->len)
+    return NULL;
+
+  return g_array_index (self->rows, Row, row).trace;
+}
+
+int
+relay_waterfall_painter_get_trace_row (RelayWaterfallPainter *self,
+                                       RelayTrace            *trace)
+{
+  g_return_val_if_fail (RELAY_IS_WATERFALL_PAINTER (self), -1);
+
+  if (trace == NULL)
+    return -1;
+
+  ensure_rows (self);
+  for (guint i = 0; i < self->rows->len; i++)
+    if (g_array_index (self->rows, Row, i).trace == trace)
+      return (int) i;
+
+  return -1;
+}
+
 double
 relay_waterfall_painter_time_to_x (RelayWaterfallPainter *self,
                                    double                 width,

@@ -140,6 +140,13 @@ double                 relay_waterfall_painter_get_label_width (RelayWaterfallPa
 double                 relay_waterfall_painter_get_trace_y    (RelayWaterfallPainter *self,
                                                                RelayTrace            *trace);
 
+/* The trace drawn on a row (NULL for a group header or past the end), and the row of a
+ * trace (-1 when it is not drawn): for keyboard navigation. */
+RelayTrace            *relay_waterfall_painter_get_row_trace  (RelayWaterfallPainter *self,
+                                                               guint                  row);
+int                    relay_waterfall_painter_get_trace_row  (RelayWaterfallPainter *self,
+                                                               RelayTrace            *trace);
+
 /* Time ↔ x at a drawing width, for the view. */
 double                 relay_waterfall_painter_time_to_x      (RelayWaterfallPainter *self,
                                                                double                 width,

@@ -119,9 +119,9 @@ build_summary (RelayTraceDetails *self)
 
   if (run != NULL)
     title = g_strdup_printf ("%s · %s · #%u", relay_run_get_endpoint (run),
-                             relay_run_get_model (run), relay_trace_get_seq (trace) + 1);
+                             relay_run_get_model (run), relay_trace_get_seq (trace));
   else
-    title = g_strdup_printf (_("Trace #%u"), relay_trace_get_seq (trace) + 1);
+    title = g_strdup_printf (_("Trace #%u"), relay_trace_get_seq (trace));
 
   group = add_group (self, title, NULL);
 

@@ -40,11 +40,13 @@ struct _RelayWaterfallView
   guint                  hscroll_policy : 1;
   guint                  vscroll_policy : 1;
   guint                  dragging : 1;
+  guint                  keyboard_used : 1;
 };
 
 enum {
   PROP_0,
   PROP_LIVE,
+  PROP_SELECTED,
   N_PROPS,
 
   /* GtkScrollable */
@@ -144,6 +146,196 @@ set_vadjustment (RelayWaterfallView *self,
   g_object_notify (G_OBJECT (self), "vadjustment");
 }
 
+/* The visible part of the rows, between the fixed axis and the fixed legend. */
+static void
+rows_viewport (RelayWaterfallView *self,
+               double             *top,
+               double             *bottom)
+{
+  double height = gtk_widget_get_height (GTK_WIDGET (self));
+  double header = relay_waterfall_painter_get_header_height (self->painter);
+  double rows = relay_waterfall_painter_get_n_rows (self->painter) * relay_waterfall_painter_get_row_height (self->painter);
+  double legend = relay_waterfall_painter_get_content_height (self->painter) - header - rows;
+
+  *top = header;
+  *bottom = MAX (header, height - MAX (legend, 0));
+}
+
+/* Keyboard users see where they are: a ring around the selected row (or the whole chart
+ * before anything is selected), in the theme's focus colour. */
+static void
+snapshot_focus_ring (RelayWaterfallView *self,
+                     GtkSnapshot        *snapshot,
+                     double              width,
+                     double              height)
+{
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  GtkStyleContext *context = gtk_widget_get_style_context (GTK_WIDGET (self));
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  GdkRGBA color = { 0.21, 0.52, 0.89, 0.5 };
+  GskRoundedRect outline;
+  double y, top, bottom, rh;
+  float widths[4] = { 2, 2, 2, 2 };
+  GdkRGBA colors[4];
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  if (gtk_style_context_lookup_color (context, "accent_color", &color))
+    color.alpha = 0.5;
+  G_GNUC_END_IGNORE_DEPRECATIONS
+
+  for (guint i = 0; i < 4; i++)
+    colors[i] = color;
+
+  rh = relay_waterfall_painter_get_row_height (self->painter);
+  rows_viewport (self, &top, &bottom);
+
+  if (self->selected != NULL &&
+      (y = relay_waterfall_painter_get_trace_y (self->painter, self->selected)) >= 0 &&
+      y + rh > top && y < bottom)
+    {
+      gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, top, width, bottom - top));
+      gsk_rounded_rect_init_from_rect (&outline, &GRAPHENE_RECT_INIT (1, y, width - 2, rh), 4);
+      gtk_snapshot_append_border (snapshot, &outline, widths, colors);
+      gtk_snapshot_pop (snapshot);
+    }
+  else if (self->selected == NULL)
+    {
+      gsk_rounded_rect_init_from_rect (&outline, &GRAPHENE_RECT_INIT (1, 1, width - 2, height - 2), 6);
+      gtk_snapshot_append_border (snapshot, &outline, widths, colors);
+    }
+}
+
+/* Scrolls the rows so the selected one is in view. */
+static void
+scroll_to_selected (RelayWaterfallView *self)
+{
+  double rh = relay_waterfall_painter_get_row_height (self->painter);
+  double top, bottom, row_top, value, visible;
+  int row;
+
+  if (self->vadjustment == NULL ||
+      (row = relay_waterfall_painter_get_trace_row (self->painter, self->selected)) < 0)
+    return;
+
+  rows_viewport (self, &top, &bottom);
+  visible = bottom - top;
+  row_top = row * rh;
+  value = gtk_adjustment_get_value (self->vadjustment);
+
+  if (row_top < value)
+    gtk_adjustment_set_value (self->vadjustment, row_top);
+  else if (row_top + rh > value + visible)
+    gtk_adjustment_set_value (self->vadjustment, row_top + rh - visible);
+}
+
+/* Moves the selection by delta trace rows (group headers are skipped), clamped. */
+static void
+move_selection (RelayWaterfallView *self,
+                int                 delta)
+{
+  guint n = relay_waterfall_painter_get_n_rows (self->painter);
+  int row = relay_waterfall_painter_get_trace_row (self->painter, self->selected);
+  int step = delta < 0 ? -1 : 1;
+  int remaining = ABS (delta);
+  RelayTrace *target = NULL;
+
+  if (n == 0)
+    return;
+
+  if (row < 0)
+    {
+      /* Nothing selected yet: start from the first (or last) trace. */
+      row = delta < 0 ? (int) n : -1;
+      remaining = 1;
+    }
+
+  for (int r = row + step; r >= 0 && r < (int) n && remaining > 0; r += step)
+    {
+      RelayTrace *trace = relay_waterfall_painter_get_row_trace (self->painter, r);
+
+      if (trace != NULL)
+        {
+          target = trace;
+          remaining--;
+        }
+    }
+
+  if (target != NULL)
+    {
+      relay_waterfall_view_set_selected (self, target);
+      scroll_to_selected (self);
+    }
+}
+
+static void
+note_keyboard_use (RelayWaterfallView *self)
+{
+  if (!self->keyboard_used)
+    {
+      self->keyboard_used = TRUE;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+}
+
+static int
+rows_per_page (RelayWaterfallView *self)
+{
+  double top, bottom;
+
+  rows_viewport (self, &top, &bottom);
+  return MAX (1, (int) ((bottom - top) / relay_waterfall_painter_get_row_height (self->painter)) - 1);
+}
+
+/* "waterfall.select-row" (i): moves the selection by that many traces; G_MININT and
+ * G_MAXINT go to the first and last. Bound to Up, Down, Page Up, Page Down, Home, End. */
+static void
+select_row_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *param)
+{
+  RelayWaterfallView *self = RELAY_WATERFALL_VIEW (widget);
+  int delta = g_variant_get_int32 (param);
+
+  note_keyboard_use (self);
+
+  if (delta == G_MININT || delta == G_MAXINT)
+    {
+      relay_waterfall_view_set_selected (self, NULL);
+      move_selection (self, delta == G_MININT ? 1 : -1);
+    }
+  else if (delta == G_MININT + 1 || delta == G_MAXINT - 1)
+    move_selection (self, (delta < 0 ? -1 : 1) * rows_per_page (self));
+  else
+    move_selection (self, delta);
+}
+
+/* "waterfall.activate-selected": Enter on a row, like a click, opens its details. */
+static void
+activate_selected_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *param)
+{
+  RelayWaterfallView *self = RELAY_WATERFALL_VIEW (widget);
+
+  note_keyboard_use (self);
+  if (self->selected != NULL)
+    g_signal_emit (self, signals[TRACE_ACTIVATED], 0, self->selected);
+}
+
+/* "waterfall.pan" (i): pans by a tenth of the view, left (-1) or right (1). */
+static void
+pan_action (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *param)
+{
+  RelayWaterfallView *self = RELAY_WATERFALL_VIEW (widget);
+  double t0, t1;
+
+  note_keyboard_use (self);
+  relay_waterfall_painter_get_view (self->painter, &t0, &t1);
+  relay_waterfall_painter_pan (self->painter, g_variant_get_int32 (param) * (t1 - t0) / 10.0);
+}
+
 static void
 relay_waterfall_view_snapshot (GtkWidget   *widget,
                                GtkSnapshot *snapshot)
@@ -159,6 +351,24 @@ relay_waterfall_view_snapshot (GtkWidget   *widget,
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   relay_waterfall_painter_draw (self->painter, cr, width, height);
   cairo_destroy (cr);
+
+  /* GTK shows focus after Tab; arrow keys on the chart count as keyboard use too. */
+  if (gtk_widget_has_focus (widget) &&
+      (gtk_widget_has_visible_focus (widget) || self->keyboard_used))
+    snapshot_focus_ring (self, snapshot, width, height);
+}
+
+static void
+relay_waterfall_view_state_flags_changed (GtkWidget     *widget,
+                                          GtkStateFlags  previous)
+{
+  GtkStateFlags changed = previous ^ gtk_widget_get_state_flags (widget);
+
+  GTK_WIDGET_CLASS (relay_waterfall_view_parent_class)->state_flags_changed (widget, previous);
+
+  /* The focus ring is drawn here, not by CSS. */
+  if (changed & (GTK_STATE_FLAG_FOCUSED | GTK_STATE_FLAG_FOCUS_VISIBLE | GTK_STATE_FLAG_FOCUS_WITHIN))
+    gtk_widget_queue_draw (widget);
 }
 
 static void
@@ -255,6 +465,14 @@ drag_begin_cb (RelayWaterfallView *self,
 {
   relay_waterfall_painter_get_view (self->painter, &self->drag_t0, &self->drag_t1);
   self->dragging = FALSE;
+
+  /* A press anywhere on the chart gives it the keyboard, for Up, Down and Enter. */
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+  if (self->keyboard_used)
+    {
+      self->keyboard_used = FALSE;
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
 }
 
 static void
@@ -358,7 +576,7 @@ relay_waterfall_view_describe_trace (RelayWaterfallView *self,
   g_string_append_printf (str, "<b>%s</b>", endpoint != NULL ? endpoint : _("Trace"));
   if (model != NULL)
     g_string_append_printf (str, " · %s", model);
-  g_string_append_printf (str, " · #%u\n", relay_trace_get_seq (trace) + 1);
+  g_string_append_printf (str, " · #%u\n", relay_trace_get_seq (trace));
 
   for (guint stage = 0; stage < RELAY_N_STAGES; stage++)
     {
@@ -500,6 +718,10 @@ relay_waterfall_view_get_property (GObject    *object,
       g_value_set_boolean (value, relay_waterfall_view_get_live (self));
       break;
 
+    case PROP_SELECTED:
+      g_value_set_object (value, self->selected);
+      break;
+
     case PROP_HADJUSTMENT:
       g_value_set_object (value, self->hadjustment);
       break;
@@ -533,6 +755,10 @@ relay_waterfall_view_set_property (GObject      *object,
     {
     case PROP_LIVE:
       relay_waterfall_view_set_live (self, g_value_get_boolean (value));
+      break;
+
+    case PROP_SELECTED:
+      relay_waterfall_view_set_selected (self, g_value_get_object (value));
       break;
 
     case PROP_HADJUSTMENT:
@@ -570,11 +796,18 @@ relay_waterfall_view_class_init (RelayWaterfallViewClass *klass)
   widget_class->snapshot = relay_waterfall_view_snapshot;
   widget_class->measure = relay_waterfall_view_measure;
   widget_class->size_allocate = relay_waterfall_view_size_allocate;
+  widget_class->state_flags_changed = relay_waterfall_view_state_flags_changed;
 
   properties[PROP_LIVE] =
     g_param_spec_boolean ("live", NULL, NULL,
                           FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /* Not referenced: the session holds its traces. */
+  properties[PROP_SELECTED] =
+    g_param_spec_object ("selected", NULL, NULL,
+                         RELAY_TYPE_TRACE,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -587,7 +820,8 @@ relay_waterfall_view_class_init (RelayWaterfallViewClass *klass)
    * RelayWaterfallView::trace-activated:
    * @trace: the clicked trace
    *
-   * A row was clicked; the window shows the trace's details.
+   * A row was clicked, or Enter pressed on the selected row; the window shows the
+   * trace's details.
    */
   signals[TRACE_ACTIVATED] =
     g_signal_new ("trace-activated",
@@ -595,6 +829,38 @@ relay_waterfall_view_class_init (RelayWaterfallViewClass *klass)
                   G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, RELAY_TYPE_TRACE);
+
+  gtk_widget_class_install_action (widget_class, "waterfall.select-row", "i", select_row_action);
+  gtk_widget_class_install_action (widget_class, "waterfall.activate-selected", NULL, activate_selected_action);
+  gtk_widget_class_install_action (widget_class, "waterfall.pan", "i", pan_action);
+
+  {
+    static const struct {
+      guint keyval;
+      int   delta;
+    } moves[] = {
+      { GDK_KEY_Up, -1 }, { GDK_KEY_KP_Up, -1 },
+      { GDK_KEY_Down, 1 }, { GDK_KEY_KP_Down, 1 },
+      { GDK_KEY_Page_Up, G_MININT + 1 }, { GDK_KEY_KP_Page_Up, G_MININT + 1 },
+      { GDK_KEY_Page_Down, G_MAXINT - 1 }, { GDK_KEY_KP_Page_Down, G_MAXINT - 1 },
+      { GDK_KEY_Home, G_MININT }, { GDK_KEY_KP_Home, G_MININT },
+      { GDK_KEY_End, G_MAXINT }, { GDK_KEY_KP_End, G_MAXINT },
+    };
+    static const guint activate_keys[] = {
+      GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_ISO_Enter, GDK_KEY_space, GDK_KEY_KP_Space,
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (moves); i++)
+      gtk_widget_class_add_binding_action (widget_class, moves[i].keyval, 0,
+                                           "waterfall.select-row", "i", moves[i].delta);
+    for (guint i = 0; i < G_N_ELEMENTS (activate_keys); i++)
+      gtk_widget_class_add_binding_action (widget_class, activate_keys[i], 0,
+                                           "waterfall.activate-selected", NULL);
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Left, 0, "waterfall.pan", "i", -1);
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Left, 0, "waterfall.pan", "i", -1);
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Right, 0, "waterfall.pan", "i", 1);
+    gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Right, 0, "waterfall.pan", "i", 1);
+  }
 
   gtk_widget_class_set_css_name (widget_class, "waterfallview");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
@@ -662,8 +928,7 @@ relay_waterfall_view_set_session (RelayWaterfallView *self,
   if (!g_set_object (&self->session, session))
     return;
 
-  self->selected = NULL;
-  relay_waterfall_painter_set_selected (self->painter, NULL);
+  relay_waterfall_view_set_selected (self, NULL);
   relay_waterfall_painter_set_traces (self->painter,
                                       session != NULL ? relay_session_get_traces (session) : NULL,
                                       session);
@@ -727,10 +992,15 @@ relay_waterfall_view_set_selected (RelayWaterfallView *self,
                                    RelayTrace         *trace)
 {
   g_return_if_fail (RELAY_IS_WATERFALL_VIEW (self));
+  g_return_if_fail (trace == NULL || RELAY_IS_TRACE (trace));
+
+  if (self->selected == trace)
+    return;
 
   self->selected = trace;
   relay_waterfall_painter_set_selected (self->painter, trace);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SELECTED]);
 }
 
 static double

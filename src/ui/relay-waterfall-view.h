@@ -25,6 +25,8 @@ RelayWaterfallPainter *relay_waterfall_view_get_painter  (RelayWaterfallView *se
 void                   relay_waterfall_view_set_live     (RelayWaterfallView *self,
                                                           gboolean            live);
 gboolean               relay_waterfall_view_get_live     (RelayWaterfallView *self);
+/* Property "selected": the highlighted trace (not referenced); Up/Down move it, Enter
+ * emits "trace-activated". */
 RelayTrace            *relay_waterfall_view_get_selected (RelayWaterfallView *self);
 void                   relay_waterfall_view_set_selected (RelayWaterfallView *self,
                                                           RelayTrace         *trace);

@@ -60,6 +60,7 @@ struct _RelayWindow
   GtkLabel             *stream_scope_label;
   RelayStreamView      *stream_view;
   RelaySummaryTable    *summary_table;
+  AdwViewSwitcherBar   *switcher_bar;
   AdwViewSwitcherTitle *switcher_title;
   AdwToastOverlay      *toast_overlay;
   RelayTraceDetails    *trace_details;
@@ -192,6 +193,17 @@ session_has_traces (RelayWindow *self)
          g_list_model_get_n_items (relay_session_get_traces (self->session)) > 0;
 }
 
+/* The bottom switcher stands in for the title's when the window is narrow; the welcome
+ * page has no views to switch between. */
+static void
+update_switcher_bar (RelayWindow *self)
+{
+  gboolean welcome = g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack), "welcome") == 0;
+
+  adw_view_switcher_bar_set_reveal (self->switcher_bar,
+                                    !welcome && adw_view_switcher_title_get_title_visible (self->switcher_title));
+}
+
 static void
 update_pages (RelayWindow *self)
 {
@@ -202,6 +214,7 @@ update_pages (RelayWindow *self)
 
   gtk_stack_set_visible_child_name (self->main_stack, welcome ? "welcome" : "session");
   adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title, !welcome);
+  update_switcher_bar (self);
   gtk_stack_set_visible_child_name (self->sidebar_stack, n_endpoints > 0 ? "list" : "empty");
 }
 
@@ -210,8 +223,10 @@ update_actions (RelayWindow *self)
 {
   gboolean running = self->run_cancellable != NULL;
   gboolean has_traces = session_has_traces (self);
+  GListModel *endpoints = get_endpoints (self);
+  gboolean has_endpoints = endpoints != NULL && g_list_model_get_n_items (endpoints) > 0;
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "probe.run", !running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "probe.run", !running && has_endpoints);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "probe.stop", running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", has_traces);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-picture", has_traces);
@@ -222,38 +237,57 @@ update_actions (RelayWindow *self)
   gtk_stack_set_visible_child_name (self->run_stack, running ? "stop" : "run");
 }
 
+static gboolean
+stream_shows_selection (RelayWindow *self)
+{
+  /* The distribution compares endpoints, so it always takes every trace. */
+  return relay_waterfall_view_get_selected (self->waterfall_view) != NULL &&
+         !gtk_toggle_button_get_active (self->stream_distribution_button);
+}
+
 static void
-update_stream_scope (RelayWindow *self)
+update_stream_scope_label (RelayWindow *self)
 {
   RelayTrace *selected = relay_waterfall_view_get_selected (self->waterfall_view);
   g_autofree char *text = NULL;
 
-  /* The distribution compares endpoints, so it always takes every trace. */
-  if (selected != NULL &&
-      !gtk_toggle_button_get_active (self->stream_distribution_button))
+  if (stream_shows_selection (self))
     {
       RelayRun *run = relay_session_get_run (self->session, relay_trace_get_run (selected));
-
-      g_list_store_remove_all (self->stream_selection);
-      g_list_store_append (self->stream_selection, selected);
-      relay_stream_view_set_traces (self->stream_view, G_LIST_MODEL (self->stream_selection), self->session);
 
       text = g_strdup_printf (_("Showing %s · %s #%u — click empty space in the waterfall to show every trace"),
                               run != NULL ? relay_run_get_endpoint (run) : "",
                               run != NULL ? relay_run_get_model (run) : "",
-                              relay_trace_get_seq (selected) + 1);
+                              relay_trace_get_seq (selected));
     }
   else
     {
       guint n = session_has_traces (self) ? g_list_model_get_n_items (relay_session_get_traces (self->session)) : 0;
 
-      relay_stream_view_set_traces (self->stream_view,
-                                    self->session != NULL ? relay_session_get_traces (self->session) : NULL,
-                                    self->session);
-      text = g_strdup_printf (ngettext ("Showing %u trace", "Showing all %u traces", n), n);
+      if (n == 0)
+        text = g_strdup (_("No traces yet"));
+      else
+        text = g_strdup_printf (ngettext ("Showing the only trace", "Showing all %u traces", n), n);
     }
 
   gtk_label_set_text (self->stream_scope_label, text);
+}
+
+static void
+update_stream_scope (RelayWindow *self)
+{
+  if (stream_shows_selection (self))
+    {
+      g_list_store_remove_all (self->stream_selection);
+      g_list_store_append (self->stream_selection, relay_waterfall_view_get_selected (self->waterfall_view));
+      relay_stream_view_set_traces (self->stream_view, G_LIST_MODEL (self->stream_selection), self->session);
+    }
+  else
+    relay_stream_view_set_traces (self->stream_view,
+                                  self->session != NULL ? relay_session_get_traces (self->session) : NULL,
+                                  self->session);
+
+  update_stream_scope_label (self);
 }
 
 /* ---- Session ---- */
@@ -808,6 +842,7 @@ refresh_views_cb (gpointer user_data)
 
   self->views_dirty = FALSE;
   relay_stream_view_invalidate (self->stream_view);
+  update_stream_scope_label (self);
   shown = relay_trace_details_get_trace (self->trace_details);
   if (shown != NULL && gtk_widget_get_mapped (GTK_WIDGET (self->trace_details)))
     relay_trace_details_refresh (self->trace_details);
@@ -1344,8 +1379,14 @@ waterfall_trace_activated_cb (RelayWindow *self,
                               RelayTrace  *trace)
 {
   relay_trace_details_set_trace (self->trace_details, trace, self->session);
-  update_stream_scope (self);
   adw_view_stack_set_visible_child_name (self->view_stack, "details");
+}
+
+/* The stream view follows the waterfall's selection, by mouse or keyboard. */
+static void
+waterfall_selected_cb (RelayWindow *self)
+{
+  update_stream_scope (self);
 }
 
 static void
@@ -1362,10 +1403,7 @@ waterfall_released_cb (RelayWindow     *self,
                                          gtk_widget_get_width (GTK_WIDGET (self->waterfall_view)),
                                          x, y, &hit) ||
       hit.trace == NULL)
-    {
-      relay_waterfall_view_set_selected (self->waterfall_view, NULL);
-      update_stream_scope (self);
-    }
+    relay_waterfall_view_set_selected (self->waterfall_view, NULL);
 }
 
 static void
@@ -1838,6 +1876,7 @@ relay_window_class_init (RelayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, stream_scope_label);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, stream_view);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, summary_table);
+  gtk_widget_class_bind_template_child (widget_class, RelayWindow, switcher_bar);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, switcher_title);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, trace_details);
@@ -1847,6 +1886,8 @@ relay_window_class_init (RelayWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, back_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, sort_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stream_mode_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, update_switcher_bar);
+  gtk_widget_class_bind_template_callback (widget_class, waterfall_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, waterfall_trace_activated_cb);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
