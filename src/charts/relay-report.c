@@ -144,6 +144,10 @@ table (Report     *report,
       pango_font_description_set_size (font, (int) (size * PANGO_SCALE));
       pango_layout_set_font_description (layout, font);
 
+      g_clear_pointer (&bold, pango_font_description_free);
+      bold = pango_font_description_copy (font);
+      pango_font_description_set_weight (bold, PANGO_WEIGHT_BOLD);
+
       total = 0;
       for (guint c = 0; c < n_cols; c++)
         {
@@ -152,6 +156,8 @@ table (Report     *report,
             {
               int w;
 
+              /* The header is bold, and bold is wider. */
+              pango_layout_set_font_description (layout, r == 0 ? bold : font);
               pango_layout_set_text (layout, g_ptr_array_index (cells, r * n_cols + c), -1);
               pango_layout_get_size (layout, &w, NULL);
               widths[c] = MAX (widths[c], w / (double) PANGO_SCALE);
@@ -165,8 +171,6 @@ table (Report     *report,
       gap = MAX (4, gap - 1);
     }
 
-  bold = pango_font_description_copy (font);
-  pango_font_description_set_weight (bold, PANGO_WEIGHT_BOLD);
   row_height = size * 1.6;
 
   for (guint r = 0; r < n_rows; r++)
