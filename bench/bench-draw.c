@@ -517,7 +517,7 @@ bench_draw_run (const BenchConfig  *config,
        mode++)
     {
       static const char * const names[] = { "gaps", "cumulative", "distribution" };
-      g_autofree char *label = g_strdup_printf ("stream, 1,000,000 chunks, %s", names[mode]);
+      g_autofree char *label = g_strdup_printf ("stream, 1M chunks, %s", names[mode]);
 
       g_printerr ("bench: drawing: stream chart, %s…\n", names[mode]);
       relay_stream_painter_set_mode (stream, mode);

@@ -458,7 +458,7 @@ bench_report_row (const char *label,
   va_end (args);
 
   /* Pad by characters, not bytes: labels have "→" and "×". */
-  pad = 34 - g_utf8_strlen (label, -1);
+  pad = 38 - g_utf8_strlen (label, -1);
   g_string_append_printf (get_report (), "  %s%*s %s\n", label, (int) MAX (pad, 1), "", text);
 }
 
