@@ -7,6 +7,7 @@
 
 #pragma once
 
+#include <math.h>
 #include <string.h>
 
 #include <json-glib/json-glib.h>
@@ -43,11 +44,14 @@ _relay_str_set (char       **ptr,
   return TRUE;
 }
 
-/* Timestamps in files: ISO 8601 with microseconds and the UTC offset. */
+/* Timestamps in files: ISO 8601 with microseconds and the UTC offset. The year always has
+ * four digits: "%Y" writes year 226 as "226", which ISO 8601 readers (ours too) reject. */
 static inline char *
 _relay_json_format_time (GDateTime *dt)
 {
-  return g_date_time_format (dt, "%Y-%m-%dT%H:%M:%S.%f%:z");
+  g_autofree char *rest = g_date_time_format (dt, "-%m-%dT%H:%M:%S.%f%:z");
+
+  return g_strdup_printf ("%04d%s", g_date_time_get_year (dt), rest);
 }
 
 static inline void
@@ -331,6 +335,55 @@ _relay_json_set_strv (JsonObject         *object,
   json_object_set_array_member (object, name, array);
 }
 
+/* A deep copy in which numbers that are not finite become null. json-glib reads a number
+ * too large for a double (1e999) as infinity and writes it back as "inf", which no JSON
+ * reader accepts: a kept member must never make the saved file one we cannot open. */
+static inline JsonNode *
+_relay_json_copy_finite (JsonNode *node)
+{
+  JsonNode *copy;
+
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_object_new ();
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+
+        json_object_iter_init_ordered (&iter, json_node_get_object (node));
+        while (json_object_iter_next_ordered (&iter, &name, &member))
+          json_object_set_member (object, name, _relay_json_copy_finite (member));
+        copy = json_node_init_object (json_node_alloc (), object);
+        json_object_unref (object);
+        return copy;
+      }
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+        JsonArray *elements = json_array_sized_new (n);
+
+        for (guint i = 0; i < n; i++)
+          json_array_add_element (elements, _relay_json_copy_finite (json_array_get_element (array, i)));
+        copy = json_node_init_array (json_node_alloc (), elements);
+        json_array_unref (elements);
+        return copy;
+      }
+
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (node) == G_TYPE_DOUBLE && !isfinite (json_node_get_double (node)))
+        return json_node_new (JSON_NODE_NULL);
+      return json_node_copy (node);
+
+    case JSON_NODE_NULL:
+    default:
+      return json_node_copy (node);
+    }
+}
+
 /* Copies the members of object that are not in known (NULL-terminated), in their order, so
  * that a newer file's additions survive a load and save. NULL when there are none. */
 static inline JsonObject *
@@ -351,7 +404,7 @@ _relay_json_collect_unknown (JsonObject         *object,
 
       if (extras == NULL)
         extras = json_object_new ();
-      json_object_set_member (extras, name, json_node_copy (node));
+      json_object_set_member (extras, name, _relay_json_copy_finite (node));
     }
 
   return extras;
