@@ -17,6 +17,7 @@
 #include "relay-window.h"
 
 #define SESSION_SUFFIX ".relayscope"
+#define SESSION_MIME_TYPE "application/x-relayscope-session"
 #define DEFAULT_EXPORT_WIDTH  1600
 #define DEFAULT_EXPORT_HEIGHT 900
 
@@ -347,7 +348,7 @@ add_recent (RelayWindow *self,
   GtkRecentData data = {
     .display_name = NULL,
     .description = NULL,
-    .mime_type = (char *) "application/json",
+    .mime_type = (char *) SESSION_MIME_TYPE,
     .app_name = (char *) "Relayscope",
     .app_exec = (char *) "relayscope %u",
     .groups = NULL,
@@ -564,6 +565,7 @@ session_filter (void)
 
   gtk_file_filter_set_name (filter, _("Relayscope Sessions"));
   gtk_file_filter_add_pattern (filter, "*" SESSION_SUFFIX);
+  gtk_file_filter_add_mime_type (filter, SESSION_MIME_TYPE);
 
   return filter;
 }
