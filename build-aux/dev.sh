@@ -33,6 +33,16 @@ build () {
   ninja -C "$builddir"
 }
 
+# The HAR export is checked against the HAR schema with the npm har-validator package; the
+# test skips that check when it is missing, so this is best effort.
+install_har_validator () {
+  if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1 &&
+     [ ! -d "$top/tests/har/node_modules" ]; then
+    (cd "$top/tests/har" && npm ci --no-audit --no-fund) ||
+      echo "Could not install har-validator; the HAR schema check will be skipped" >&2
+  fi
+}
+
 # GUI tests and the app need a display: start a private Xvfb when there is none.
 ensure_display () {
   if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
@@ -62,6 +72,7 @@ case "$cmd" in
     ;;
   test)
     install_missing
+    install_har_validator
     build
     ensure_display
     export GDK_BACKEND=x11
