@@ -31,6 +31,7 @@ struct _RelayComposer
   GtkLabel       *prompt_hint_label;
   GtkTextView    *prompt_view;
   GtkSpinButton  *repeat_spin;
+  GtkSpinButton  *timeout_spin;
   GtkBox         *targets_box;
   GtkMenuButton  *targets_button;
   GtkPopover     *targets_popover;
@@ -201,6 +202,7 @@ save_settings (RelayComposer *self)
   g_settings_set_uint (self->settings, "max-tokens", gtk_spin_button_get_value_as_int (self->max_tokens_spin));
   g_settings_set_uint (self->settings, "repeat", gtk_spin_button_get_value_as_int (self->repeat_spin));
   g_settings_set_uint (self->settings, "concurrency", gtk_spin_button_get_value_as_int (self->concurrency_spin));
+  g_settings_set_uint (self->settings, "timeout", gtk_spin_button_get_value_as_int (self->timeout_spin));
   g_settings_set_string (self->settings, "reasoning-effort",
                          efforts[MIN (gtk_drop_down_get_selected (self->effort_dropdown), G_N_ELEMENTS (efforts) - 1)]);
   g_settings_set_enum (self->settings, "connection",
@@ -222,6 +224,7 @@ load_settings (RelayComposer *self)
   gtk_spin_button_set_value (self->max_tokens_spin, g_settings_get_uint (self->settings, "max-tokens"));
   gtk_spin_button_set_value (self->repeat_spin, g_settings_get_uint (self->settings, "repeat"));
   gtk_spin_button_set_value (self->concurrency_spin, g_settings_get_uint (self->settings, "concurrency"));
+  gtk_spin_button_set_value (self->timeout_spin, g_settings_get_uint (self->settings, "timeout"));
 
   effort = g_settings_get_string (self->settings, "reasoning-effort");
   for (guint i = 0; i < G_N_ELEMENTS (efforts); i++)
@@ -283,6 +286,7 @@ relay_composer_class_init (RelayComposerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, RelayComposer, targets_box);
   gtk_widget_class_bind_template_child (widget_class, RelayComposer, targets_button);
   gtk_widget_class_bind_template_child (widget_class, RelayComposer, targets_popover);
+  gtk_widget_class_bind_template_child (widget_class, RelayComposer, timeout_spin);
   gtk_widget_class_bind_template_child (widget_class, RelayComposer, warm_button);
   gtk_widget_class_bind_template_callback (widget_class, prompt_preset_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, targets_popover_show_cb);
@@ -411,7 +415,7 @@ relay_composer_build_plan (RelayComposer *self)
   relay_probe_plan_set_connection (plan, gtk_toggle_button_get_active (self->warm_button)
                                            ? RELAY_CONNECTION_WARM : RELAY_CONNECTION_COLD);
   /* A probe that hangs must not hold the run forever. */
-  relay_probe_plan_set_timeout (plan, 120);
+  relay_probe_plan_set_timeout (plan, gtk_spin_button_get_value_as_int (self->timeout_spin));
 
   return g_steal_pointer (&plan);
 }
@@ -432,4 +436,21 @@ relay_composer_set_concurrency (RelayComposer *self,
   g_return_if_fail (RELAY_IS_COMPOSER (self));
 
   gtk_spin_button_set_value (self->concurrency_spin, concurrency);
+}
+
+void
+relay_composer_set_timeout (RelayComposer *self,
+                            guint          seconds)
+{
+  g_return_if_fail (RELAY_IS_COMPOSER (self));
+
+  gtk_spin_button_set_value (self->timeout_spin, seconds);
+}
+
+guint
+relay_composer_get_timeout (RelayComposer *self)
+{
+  g_return_val_if_fail (RELAY_IS_COMPOSER (self), 0);
+
+  return gtk_spin_button_get_value_as_int (self->timeout_spin);
 }

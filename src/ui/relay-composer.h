@@ -1,5 +1,5 @@
 /* relay-composer.h: the probe composer: targets, prompt, max tokens, reasoning effort,
- * repeat, concurrency and connection, turned into a RelayProbePlan.
+ * repeat, concurrency, connection and timeout, turned into a RelayProbePlan.
  *
  * Copyright 2026 The Relayscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -29,5 +29,9 @@ void            relay_composer_set_repeat     (RelayComposer *self,
                                                guint          repeat);
 void            relay_composer_set_concurrency (RelayComposer *self,
                                                guint          concurrency);
+/* Seconds a probe may take, start to end, before it fails as a timeout. */
+void            relay_composer_set_timeout    (RelayComposer *self,
+                                               guint          seconds);
+guint           relay_composer_get_timeout    (RelayComposer *self);
 
 G_END_DECLS
