@@ -6,8 +6,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The data is synthetic but shaped like real probes (cold connections, a spread of waits and
- * TTFTs, jittered gaps, the odd stall and error) and generated from a fixed seed, so every
- * run draws and opens the same thing. The session file is written once and kept.
+ * TTFTs, jittered gaps, the odd stall and broken stream) and generated from a fixed seed, so
+ * every run draws and opens the same thing. The session file is written once and kept.
  */
 
 #include "config.h"
@@ -96,17 +96,6 @@ new_trace (GRand     *rand,
   relay_trace_set_mark (trace, RELAY_MARK_REQUEST_START, t += 80);
   relay_trace_set_mark (trace, RELAY_MARK_REQUEST_END, t += 150);
 
-  /* One probe in fifty fails before the stream: an HTTP 429 with no chunks. */
-  if (g_rand_int_range (rand, 0, 50) == 0)
-    {
-      relay_trace_set_mark (trace, RELAY_MARK_RESPONSE_START, t += ms_to_us (rand, 20, 200));
-      relay_trace_set_mark (trace, RELAY_MARK_END, t += 300);
-      relay_trace_set_http_status (trace, 429);
-      relay_trace_set_error (trace, RELAY_ERROR_STAGE_HTTP, "http-429",
-                             "HTTP 429: rate limited; the server asks to retry after 2 s.");
-      return trace;
-    }
-
   relay_trace_set_mark (trace, RELAY_MARK_RESPONSE_START, t += ms_to_us (rand, 40, 900));
   relay_trace_set_mark (trace, RELAY_MARK_FIRST_BYTE, t += 60);
   relay_trace_set_mark (trace, RELAY_MARK_FIRST_EVENT, t += 40);
@@ -130,6 +119,12 @@ new_trace (GRand     *rand,
 
   relay_trace_set_mark (trace, RELAY_MARK_LAST_TOKEN, t);
   relay_trace_set_mark (trace, RELAY_MARK_END, t += 900);
+
+  /* One stream in fifty breaks off after its last chunk (every trace keeps its chunks, so
+   * the counts stay round). */
+  if (g_rand_int_range (rand, 0, 50) == 0)
+    relay_trace_set_error (trace, RELAY_ERROR_STAGE_STREAM, "no-terminator",
+                           "The stream ended without [DONE]: the server or a proxy cut it.");
 
   usage.prompt_tokens = 42;
   usage.cached_prompt_tokens = 0;
