@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/wait.h>
 
 #include <glib/gstdio.h>
 
@@ -473,6 +474,202 @@ test_window_export (void)
   close_window (window);
 }
 
+/* ---- Autosave ---- */
+
+static AdwMessageDialog *
+find_message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return ADW_MESSAGE_DIALOG (window);
+    }
+
+  return NULL;
+}
+
+static gboolean
+has_message_dialog (gpointer data)
+{
+  return find_message_dialog () != NULL;
+}
+
+/* A pid no process has: a child that has already exited and been reaped. */
+static GPid
+dead_pid (void)
+{
+  const char *argv[] = { "true", NULL };
+  g_autoptr(GError) error = NULL;
+  GPid pid = 0;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+                                NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+
+  return pid;
+}
+
+/* An autosave as a crashed process would have left it. */
+static GFile *
+plant_orphan_autosave (RelaySession *session)
+{
+  g_autoptr(GFile) dir = relay_window_get_autosave_dir ();
+  g_autofree char *name = g_strdup_printf ("%d-1.relayscope", (int) dead_pid ());
+  GFile *file = g_file_get_child (dir, name);
+  g_autoptr(GError) error = NULL;
+
+  g_file_make_directory_with_parents (dir, NULL, NULL);
+  g_assert_true (relay_session_save (session, file, NULL, &error));
+  g_assert_no_error (error);
+
+  return file;
+}
+
+static gboolean
+contains_file (GPtrArray *files,
+               GFile     *file)
+{
+  for (guint i = 0; i < files->len; i++)
+    if (g_file_equal (g_ptr_array_index (files, i), file))
+      return TRUE;
+
+  return FALSE;
+}
+
+/* Unsaved work is copied to the autosave dir, never over the user's file; saving removes
+ * the copy. */
+static void
+test_window_autosave (void)
+{
+  RelayWindow *window = new_window ();
+  g_autoptr(RelaySession) session = build_session ();
+  g_autofree char *path = g_build_filename (tmpdir, "users-file.relayscope", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) orphans = NULL;
+  GFile *autosave;
+
+  g_assert_true (relay_session_save (session, file, NULL, &error));
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+  g_assert_true (relay_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+
+  autosave = relay_window_get_autosave_file (window);
+  g_assert_nonnull (autosave);
+  g_assert_false (g_file_equal (autosave, file));
+
+  /* Nothing unsaved: nothing written. */
+  g_assert_true (relay_window_autosave (window, &error));
+  g_assert_false (g_file_query_exists (autosave, NULL));
+
+  /* Unsaved work: a copy that loads back with every trace; the user's file is untouched
+   * and the session still counts as unsaved. */
+  relay_session_set_notes (relay_window_get_session (window), "Changed after opening");
+  relay_session_set_modified (relay_window_get_session (window), TRUE);
+  g_assert_true (relay_window_autosave (window, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_query_exists (autosave, NULL));
+  g_assert_true (relay_session_get_modified (relay_window_get_session (window)));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+  {
+    g_autoptr(RelaySession) copy = relay_session_load (autosave, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_list_model_get_n_items (relay_session_get_traces (copy)), ==, 6);
+    g_assert_cmpstr (relay_session_get_notes (copy), ==, "Changed after opening");
+  }
+
+  /* A live process's copy is nobody's orphan. */
+  orphans = relay_application_find_orphan_autosaves ();
+  g_assert_false (contains_file (orphans, autosave));
+
+  /* Saved: the copy goes. */
+  g_assert_true (relay_window_save_to_file (window, file, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_query_exists (autosave, NULL));
+
+  close_window (window);
+}
+
+/* The app starts, finds what a crashed process left, and the user restores it. */
+static void
+test_window_autosave_restore (void)
+{
+  g_autoptr(RelaySession) session = build_session ();
+  g_autoptr(GFile) orphan = NULL;
+  g_autoptr(GPtrArray) orphans = NULL;
+  GListModel *traces;
+  AdwMessageDialog *dialog;
+  RelayWindow *window;
+
+  relay_session_set_modified (session, TRUE);
+  orphan = plant_orphan_autosave (session);
+  orphans = relay_application_find_orphan_autosaves ();
+  g_assert_true (contains_file (orphans, orphan));
+
+  /* Start the app: it presents a window and asks. */
+  g_application_activate (G_APPLICATION (app));
+  window = RELAY_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  g_assert_nonnull (window);
+  g_assert_true (wait_for (has_message_dialog, NULL, 10));
+  dialog = find_message_dialog ();
+  g_assert_true (adw_message_dialog_has_response (dialog, "restore"));
+  g_assert_true (adw_message_dialog_has_response (dialog, "discard"));
+  adw_message_dialog_response (dialog, "restore");
+  flush_events ();
+
+  /* The window holds the crashed session's traces, as unsaved work with no file. */
+  traces = relay_session_get_traces (relay_window_get_session (window));
+  g_assert_cmpuint (g_list_model_get_n_items (traces), ==, 6);
+  g_assert_cmpstr (relay_session_get_title (relay_window_get_session (window)), ==, "Window test");
+  g_assert_true (relay_session_get_modified (relay_window_get_session (window)));
+  g_assert_null (relay_window_get_file (window));
+  g_assert_cmpuint (g_list_model_get_n_items (relay_waterfall_painter_get_traces (
+                      relay_waterfall_view_get_painter (relay_window_get_waterfall_view (window)))), ==, 6);
+  g_assert_cmpuint (g_list_model_get_n_items (relay_summary_table_get_model (relay_window_get_summary_table (window))), ==, 3);
+
+  /* The copy moved to this window's own autosave: safe from a second crash. */
+  g_assert_false (g_file_query_exists (orphan, NULL));
+  g_assert_true (g_file_query_exists (relay_window_get_autosave_file (window), NULL));
+
+  close_window (window);
+}
+
+/* Discard removes what a crash left; the window keeps its own (empty) session. */
+static void
+test_window_autosave_discard (void)
+{
+  RelayWindow *window = new_window ();
+  g_autoptr(RelaySession) session = build_session ();
+  g_autoptr(GFile) orphan = NULL;
+  AdwMessageDialog *dialog;
+
+  orphan = plant_orphan_autosave (session);
+
+  g_assert_true (relay_application_offer_restore (app, window));
+  g_assert_true (wait_for (has_message_dialog, NULL, 10));
+  dialog = find_message_dialog ();
+  adw_message_dialog_response (dialog, "discard");
+  flush_events ();
+
+  g_assert_false (g_file_query_exists (orphan, NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (relay_session_get_traces (relay_window_get_session (window))), ==, 0);
+
+  /* Nothing left to offer. */
+  g_assert_false (relay_application_offer_restore (app, window));
+
+  close_window (window);
+}
+
 static void
 remove_tree (const char *path)
 {
@@ -529,6 +726,9 @@ main (int   argc,
   g_test_add_func ("/ui/window/save-open", test_window_save_open);
   g_test_add_func ("/ui/window/bad-file", test_window_bad_file);
   g_test_add_func ("/ui/window/export", test_window_export);
+  g_test_add_func ("/ui/window/autosave", test_window_autosave);
+  g_test_add_func ("/ui/window/autosave-restore", test_window_autosave_restore);
+  g_test_add_func ("/ui/window/autosave-discard", test_window_autosave_discard);
 
   status = g_test_run ();
 

@@ -6,6 +6,12 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include <glib/gi18n.h>
 
 #include "relay-application.h"
@@ -19,6 +25,7 @@ struct _RelayApplication
   GListStore     *endpoints;
   RelaySimDemo   *demo;
   gboolean        start_demo;
+  gboolean        autosaves_checked;
 };
 
 G_DEFINE_FINAL_TYPE (RelayApplication, relay_application, ADW_TYPE_APPLICATION)
@@ -29,6 +36,226 @@ create_window (RelayApplication *self)
   RelayWindow *window = relay_window_new (self);
 
   return window;
+}
+
+/* ---- Restoring work a crash left behind ---- */
+
+/* An autosave is PID-WINDOWID.relayscope; it is an orphan when that process is gone. */
+static gboolean
+is_orphan (const char *name)
+{
+  char *end = NULL;
+  long pid = strtol (name, &end, 10);
+
+  if (end == name || *end != '-' || pid <= 0 || pid > G_MAXINT)
+    return TRUE;
+  if (pid == getpid ())
+    return FALSE;
+
+  return kill ((pid_t) pid, 0) != 0 && errno == ESRCH;
+}
+
+GPtrArray *
+relay_application_find_orphan_autosaves (void)
+{
+  g_autoptr(GFile) dir = relay_window_get_autosave_dir ();
+  g_autoptr(GFileEnumerator) children = NULL;
+  g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func (g_object_unref);
+  GFileInfo *info;
+  GFile *child;
+
+  children = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                        G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  while (children != NULL &&
+         g_file_enumerator_iterate (children, &info, &child, NULL, NULL) &&
+         info != NULL)
+    {
+      const char *name = g_file_info_get_name (info);
+
+      if (g_str_has_suffix (name, ".relayscope") && is_orphan (name))
+        g_ptr_array_add (found, g_object_ref (child));
+    }
+
+  return g_steal_pointer (&found);
+}
+
+typedef struct
+{
+  RelayApplication *self;
+  RelayWindow      *parent;
+  GPtrArray        *pending;   /* of GFile, the autosaves still to offer */
+  RelaySession     *session;   /* the one being offered, when it could be read */
+} RestoreOffer;
+
+static void
+restore_offer_free (RestoreOffer *offer)
+{
+  g_clear_object (&offer->self);
+  g_clear_object (&offer->parent);
+  g_clear_pointer (&offer->pending, g_ptr_array_unref);
+  g_clear_object (&offer->session);
+  g_free (offer);
+}
+
+static void offer_next (RestoreOffer *offer);
+
+static void
+delete_autosave (GFile *autosave)
+{
+  g_autoptr(GFile) origin = relay_window_dup_autosave_origin_file (autosave);
+
+  g_file_delete (autosave, NULL, NULL);
+  g_file_delete (origin, NULL, NULL);
+}
+
+static void
+restore_response_cb (AdwMessageDialog *dialog,
+                     const char       *response,
+                     RestoreOffer     *offer)
+{
+  g_autoptr(GFile) autosave = g_object_ref (g_ptr_array_index (offer->pending, 0));
+
+  g_ptr_array_remove_index (offer->pending, 0);
+
+  if (g_str_equal (response, "discard"))
+    delete_autosave (autosave);
+  else if (g_str_equal (response, "restore"))
+    {
+      RelayWindow *target = offer->parent;
+      g_autoptr(GError) error = NULL;
+
+      /* An empty window takes the work; one with its own probes keeps them. */
+      if (target == NULL ||
+          relay_window_get_running (target) ||
+          relay_window_get_file (target) != NULL ||
+          g_list_model_get_n_items (relay_session_get_traces (relay_window_get_session (target))) > 0)
+        {
+          target = relay_window_new (offer->self);
+          gtk_window_present (GTK_WINDOW (target));
+        }
+
+      if (!relay_window_restore_autosave (target, autosave, offer->session, &error))
+        {
+          GtkWidget *failed = adw_message_dialog_new (GTK_WINDOW (target), _("Cannot Restore the Probes"),
+                                                      error->message);
+
+          adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (failed), "close", _("_Close"));
+          gtk_window_present (GTK_WINDOW (failed));
+        }
+    }
+
+  g_clear_object (&offer->session);
+  offer_next (offer);
+}
+
+static void
+offer_next (RestoreOffer *offer)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autofree char *when = NULL;
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+  GFile *autosave;
+
+  if (offer->pending->len == 0)
+    {
+      restore_offer_free (offer);
+      return;
+    }
+
+  autosave = g_ptr_array_index (offer->pending, 0);
+  info = g_file_query_info (autosave, G_FILE_ATTRIBUTE_TIME_MODIFIED, G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  if (info != NULL)
+    {
+      g_autoptr(GDateTime) modified = g_file_info_get_modification_date_time (info);
+
+      if (modified != NULL)
+        {
+          g_autoptr(GDateTime) local = g_date_time_to_local (modified);
+
+          /* Translators: when an unsaved copy was written, as strftime() formats it */
+          when = g_date_time_format (local, _("%Y-%m-%d %H:%M"));
+        }
+    }
+
+  offer->session = relay_session_load (autosave, NULL, &error);
+  if (offer->session != NULL)
+    {
+      guint n = g_list_model_get_n_items (relay_session_get_traces (offer->session));
+      const char *title = relay_session_get_title (offer->session);
+
+      if (title != NULL && title[0] != '\0')
+        /* Translators: %s is a session's title, %u a number of probes, the last %s a time */
+        body = g_strdup_printf (ngettext ("Relayscope did not close properly. “%s” had %u probe that was not saved; a copy was kept at %s.",
+                                          "Relayscope did not close properly. “%s” had %u probes that were not saved; a copy was kept at %s.", n),
+                                title, n, when != NULL ? when : "?");
+      else
+        body = g_strdup_printf (ngettext ("Relayscope did not close properly. %u probe was not saved; a copy was kept at %s.",
+                                          "Relayscope did not close properly. %u probes were not saved; a copy was kept at %s.", n),
+                                n, when != NULL ? when : "?");
+    }
+  else
+    {
+      g_autofree char *path = g_file_get_path (autosave);
+
+      body = g_strdup_printf (_("Relayscope did not close properly and left a copy of unsaved probes, but it cannot be read: %s\n\nIt is kept at %s."),
+                              error->message, path);
+    }
+
+  dialog = adw_message_dialog_new (offer->parent != NULL ? GTK_WINDOW (offer->parent) : NULL,
+                                   _("Restore Unsaved Probes?"), body);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "discard", _("_Discard"));
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
+  if (offer->session != NULL)
+    {
+      adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "restore", _("_Restore"));
+      adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "restore", ADW_RESPONSE_SUGGESTED);
+      adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "restore");
+      adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "later");
+    }
+  else
+    {
+      adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "later", _("_Keep It"));
+      adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "later");
+      adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "later");
+    }
+  g_signal_connect (dialog, "response", G_CALLBACK (restore_response_cb), offer);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+gboolean
+relay_application_offer_restore (RelayApplication *self,
+                                 RelayWindow      *parent)
+{
+  g_autoptr(GPtrArray) orphans = NULL;
+  RestoreOffer *offer;
+
+  g_return_val_if_fail (RELAY_IS_APPLICATION (self), FALSE);
+  g_return_val_if_fail (parent == NULL || RELAY_IS_WINDOW (parent), FALSE);
+
+  orphans = relay_application_find_orphan_autosaves ();
+  if (orphans->len == 0)
+    return FALSE;
+
+  offer = g_new0 (RestoreOffer, 1);
+  offer->self = g_object_ref (self);
+  offer->parent = parent != NULL ? g_object_ref (parent) : NULL;
+  offer->pending = g_steal_pointer (&orphans);
+  offer_next (offer);
+
+  return TRUE;
+}
+
+static void
+check_autosaves_once (RelayApplication *self,
+                      RelayWindow      *parent)
+{
+  if (self->autosaves_checked)
+    return;
+
+  self->autosaves_checked = TRUE;
+  relay_application_offer_restore (self, parent);
 }
 
 static void
@@ -47,6 +274,8 @@ relay_application_activate (GApplication *app)
       self->start_demo = FALSE;
       relay_window_start_demo (RELAY_WINDOW (window), 3, 2);
     }
+
+  check_autosaves_once (self, RELAY_WINDOW (window));
 }
 
 static void
@@ -63,6 +292,7 @@ relay_application_open (GApplication  *app,
 
       gtk_window_present (GTK_WINDOW (window));
       relay_window_open_file (window, files[i]);
+      check_autosaves_once (self, window);
     }
 }
 

@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (RelayApplication, relay_application, RELAY, APPLICATION, AdwApplication)
 
+typedef struct _RelayWindow RelayWindow;
+
 RelayApplication *relay_application_new            (void);
 /* The user's endpoints (RelayEndpoint), shared by every window. */
 GListStore       *relay_application_get_endpoints  (RelayApplication  *self);
@@ -28,5 +30,12 @@ RelaySimDemo     *relay_application_ensure_demo    (RelayApplication  *self,
 /* Adds the demo relays to the endpoints (marked simulated, trusting the demo CA). */
 gboolean          relay_application_add_demo_endpoints (RelayApplication *self,
                                                     GError           **error);
+
+/* Autosaves left by a process that is gone (a crash): GFiles, oldest order not kept. */
+GPtrArray        *relay_application_find_orphan_autosaves (void);
+/* Offers each orphan autosave back (AdwMessageDialog: Restore / Discard) over parent; the
+ * first start of the app does it by itself. FALSE when there is nothing to offer. */
+gboolean          relay_application_offer_restore (RelayApplication *self,
+                                                   RelayWindow      *parent);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -18,6 +19,7 @@
 
 #define SESSION_SUFFIX ".relayscope"
 #define SESSION_MIME_TYPE "application/x-relayscope-session"
+#define AUTOSAVE_INTERVAL_S 30
 #define DEFAULT_EXPORT_WIDTH  1600
 #define DEFAULT_EXPORT_HEIGHT 900
 
@@ -39,6 +41,12 @@ struct _RelayWindow
   guint                 n_finished;
   guint                 n_failed;
   guint                 refresh_id;
+
+  /* Unsaved work is copied here (never to the user's file) so a crash loses nothing. */
+  GFile                *autosave_file;
+  char                 *restored_origin;  /* the user's file a restored session came from */
+  guint                 autosave_id;
+  guint                 autosave_pending : 1;
   guint                 close_after_run : 1;
   guint                 closing_confirmed : 1;
   guint                 views_dirty : 1;
@@ -83,6 +91,8 @@ G_DEFINE_FINAL_TYPE (RelayWindow, relay_window, ADW_TYPE_APPLICATION_WINDOW)
 static void set_session (RelayWindow  *self,
                          RelaySession *session,
                          GFile        *file);
+static void remove_autosave       (RelayWindow  *self);
+static void mark_autosave_pending (RelayWindow  *self);
 
 static RelayApplication *
 get_app (RelayWindow *self)
@@ -297,6 +307,7 @@ static void
 session_modified_cb (RelayWindow *self)
 {
   update_title (self);
+  mark_autosave_pending (self);
 }
 
 static void
@@ -304,6 +315,7 @@ session_traces_changed_cb (RelayWindow *self)
 {
   update_pages (self);
   update_actions (self);
+  mark_autosave_pending (self);
 }
 
 static void
@@ -319,6 +331,11 @@ set_session (RelayWindow  *self,
       g_signal_handlers_disconnect_by_func (relay_session_get_traces (self->session),
                                             session_traces_changed_cb, self);
     }
+
+  /* Whoever replaces the session saved or discarded the old one: its copy can go. */
+  if (self->session != NULL && self->session != session)
+    remove_autosave (self);
+  g_clear_pointer (&self->restored_origin, g_free);
 
   g_set_object (&self->session, session);
   g_set_object (&self->file, file);
@@ -455,8 +472,173 @@ relay_window_save_to_file (RelayWindow  *self,
 
   relay_session_set_modified (self->session, FALSE);
   g_set_object (&self->file, file);
+  g_clear_pointer (&self->restored_origin, g_free);
+  remove_autosave (self);
   add_recent (self, file);
   update_title (self);
+
+  return TRUE;
+}
+
+/* ---- Autosave ---- */
+
+static gboolean
+session_is_dirty (RelayWindow *self)
+{
+  return self->session != NULL && relay_session_get_modified (self->session) && session_has_traces (self);
+}
+
+static void
+remove_autosave (RelayWindow *self)
+{
+  g_autoptr(GFile) origin = NULL;
+
+  self->autosave_pending = FALSE;
+  if (self->autosave_file == NULL)
+    return;
+
+  g_file_delete (self->autosave_file, NULL, NULL);
+  origin = relay_window_dup_autosave_origin_file (self->autosave_file);
+  g_file_delete (origin, NULL, NULL);
+}
+
+gboolean
+relay_window_autosave (RelayWindow  *self,
+                       GError      **error)
+{
+  g_autoptr(GFile) dir = NULL;
+  g_autoptr(GFile) origin = NULL;
+  g_autoptr(GError) local_error = NULL;
+  const char *origin_uri = NULL;
+  g_autofree char *owned_uri = NULL;
+
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), FALSE);
+
+  if (self->autosave_file == NULL || !session_is_dirty (self))
+    return TRUE;
+
+  dir = g_file_get_parent (self->autosave_file);
+  if (!g_file_make_directory_with_parents (dir, NULL, &local_error) &&
+      !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  /* relay_session_save is atomic, and it marks the session saved: it is not, the user's
+   * copy still lacks this work, so the flag goes back up. */
+  if (!relay_session_save (self->session, self->autosave_file, NULL, error))
+    {
+      relay_session_set_modified (self->session, TRUE);
+      return FALSE;
+    }
+  relay_session_set_modified (self->session, TRUE);
+  self->autosave_pending = FALSE;
+
+  /* Where the work belongs, so a restored session can be saved back there on purpose. */
+  if (self->file != NULL)
+    origin_uri = owned_uri = g_file_get_uri (self->file);
+  else if (self->restored_origin != NULL)
+    origin_uri = self->restored_origin;
+
+  origin = relay_window_dup_autosave_origin_file (self->autosave_file);
+  if (origin_uri != NULL)
+    g_file_replace_contents (origin, origin_uri, strlen (origin_uri), NULL, FALSE,
+                             G_FILE_CREATE_PRIVATE | G_FILE_CREATE_REPLACE_DESTINATION,
+                             NULL, NULL, NULL);
+  else
+    g_file_delete (origin, NULL, NULL);
+
+  return TRUE;
+}
+
+static void
+autosave_or_warn (RelayWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!relay_window_autosave (self, &error))
+    g_warning ("Cannot autosave the session: %s", error->message);
+}
+
+static gboolean
+autosave_timeout_cb (gpointer user_data)
+{
+  RelayWindow *self = user_data;
+
+  if (self->autosave_pending)
+    autosave_or_warn (self);
+
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+mark_autosave_pending (RelayWindow *self)
+{
+  if (session_is_dirty (self))
+    self->autosave_pending = TRUE;
+}
+
+GFile *
+relay_window_get_autosave_file (RelayWindow *self)
+{
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), NULL);
+
+  return self->autosave_file;
+}
+
+GFile *
+relay_window_get_autosave_dir (void)
+{
+  return g_file_new_build_filename (g_get_user_data_dir (), "relayscope", "autosave", NULL);
+}
+
+GFile *
+relay_window_dup_autosave_origin_file (GFile *autosave)
+{
+  g_autofree char *path = g_file_get_path (autosave);
+  g_autofree char *origin = g_strconcat (path, ".origin", NULL);
+
+  return g_file_new_for_path (origin);
+}
+
+gboolean
+relay_window_restore_autosave (RelayWindow   *self,
+                               GFile         *autosave,
+                               RelaySession  *loaded,
+                               GError       **error)
+{
+  g_autoptr(RelaySession) session = NULL;
+  g_autoptr(GFile) origin = NULL;
+  g_autofree char *origin_uri = NULL;
+
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (autosave), FALSE);
+  g_return_val_if_fail (loaded == NULL || RELAY_IS_SESSION (loaded), FALSE);
+
+  if (loaded != NULL)
+    session = g_object_ref (loaded);
+  else if (!(session = relay_session_load (autosave, NULL, error)))
+    return FALSE;
+
+  origin = relay_window_dup_autosave_origin_file (autosave);
+  g_file_load_contents (origin, NULL, &origin_uri, NULL, NULL, NULL);
+
+  /* Restored work is unsaved work: no file of its own (the user's file stays as the user
+   * left it), modified, and copied to this window's autosave before the old copy goes. */
+  set_session (self, session, NULL);
+  g_free (self->restored_origin);
+  self->restored_origin = g_steal_pointer (&origin_uri);
+  relay_session_set_modified (session, TRUE);
+  update_title (self);
+
+  if (!g_file_equal (autosave, self->autosave_file))
+    {
+      if (!relay_window_autosave (self, error))
+        return FALSE;
+      g_file_delete (autosave, NULL, NULL);
+      g_file_delete (origin, NULL, NULL);
+    }
 
   return TRUE;
 }
@@ -492,6 +674,7 @@ discard_response_cb (AdwMessageDialog *dialog,
 
   if (g_str_equal (response, "discard"))
     {
+      remove_autosave (c->self);
       c->func (c->self, c->data);
       continuation_free (c);
     }
@@ -630,6 +813,13 @@ save_as_then (RelayWindow  *self,
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
   if (self->file != NULL)
     gtk_file_chooser_set_file (GTK_FILE_CHOOSER (native), self->file, NULL);
+  else if (self->restored_origin != NULL)
+    {
+      /* Offered, never taken for granted: the user decides whether to replace it. */
+      g_autoptr(GFile) origin = g_file_new_for_uri (self->restored_origin);
+
+      gtk_file_chooser_set_file (GTK_FILE_CHOOSER (native), origin, NULL);
+    }
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
   g_signal_connect (native, "response", G_CALLBACK (save_as_response_cb), then);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
@@ -900,6 +1090,7 @@ trace_finished_cb (RelayProber *prober,
   if (!relay_trace_is_ok (trace) && relay_trace_get_error_stage (trace) != RELAY_ERROR_STAGE_CANCELLED)
     self->n_failed++;
   self->views_dirty = TRUE;
+  mark_autosave_pending (self);
   relay_waterfall_painter_invalidate (relay_waterfall_view_get_painter (self->waterfall_view));
   relay_summary_table_refresh (self->summary_table);
   update_progress (self);
@@ -936,6 +1127,9 @@ run_finished_cb (GObject      *object,
       gtk_window_destroy (GTK_WINDOW (self));
       return;
     }
+
+  /* A finished run is the work most worth keeping. */
+  autosave_or_warn (self);
 
   if (!ok && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     message = g_strdup (_("Probes stopped"));
@@ -1741,6 +1935,7 @@ relay_window_close_request (GtkWindow *window)
     }
 
   save_window_state (self);
+  remove_autosave (self);
 
   /* Probes finish as "cancelled"; the window goes once the prober has let go of it. */
   if (self->run_cancellable != NULL)
@@ -1759,6 +1954,18 @@ static void
 application_changed_cb (RelayWindow *self)
 {
   GListModel *endpoints = get_endpoints (self);
+
+  if (self->autosave_file == NULL &&
+      gtk_application_window_get_id (GTK_APPLICATION_WINDOW (self)) != 0)
+    {
+      g_autoptr(GFile) dir = relay_window_get_autosave_dir ();
+      /* The process id keeps two running instances apart and tells a crashed one's copy
+       * from a live one's. */
+      g_autofree char *name = g_strdup_printf ("%d-%u" SESSION_SUFFIX, (int) getpid (),
+                                               gtk_application_window_get_id (GTK_APPLICATION_WINDOW (self)));
+
+      self->autosave_file = g_file_get_child (dir, name);
+    }
 
   if (endpoints != NULL)
     {
@@ -1787,6 +1994,7 @@ relay_window_dispose (GObject *object)
   if (self->prober != NULL)
     g_signal_handlers_disconnect_by_data (self->prober, self);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
+  g_clear_handle_id (&self->autosave_id, g_source_remove);
 
   if (self->session != NULL)
     {
@@ -1801,6 +2009,8 @@ relay_window_dispose (GObject *object)
   g_clear_object (&self->run_cancellable);
   g_clear_object (&self->session);
   g_clear_object (&self->file);
+  g_clear_object (&self->autosave_file);
+  g_clear_pointer (&self->restored_origin, g_free);
   g_clear_object (&self->stream_selection);
   g_clear_object (&self->settings);
 
@@ -1966,6 +2176,8 @@ relay_window_init (RelayWindow *self)
   g_signal_connect (self, "notify::application", G_CALLBACK (application_changed_cb), NULL);
 
   set_session (self, session, NULL);
+
+  self->autosave_id = g_timeout_add_seconds (AUTOSAVE_INTERVAL_S, autosave_timeout_cb, self);
 }
 
 RelayWindow *

@@ -41,6 +41,24 @@ gboolean            relay_window_save_to_file      (RelayWindow      *self,
                                                     GFile            *file,
                                                     GError          **error);
 
+/* Autosave: while a session has unsaved probes, a copy goes to
+ * g_get_user_data_dir()/relayscope/autosave/PID-WINDOWID.relayscope after every run and
+ * every 30 s, never to the user's file; it is removed once the session is saved or
+ * discarded, or the window closes. A copy left by a crashed process is offered back. */
+gboolean            relay_window_autosave          (RelayWindow      *self,
+                                                    GError          **error);
+/* Where this window autosaves (NULL before it belongs to the application). */
+GFile              *relay_window_get_autosave_file (RelayWindow      *self);
+GFile              *relay_window_get_autosave_dir  (void);
+/* The sidecar beside an autosave that names the user's file the work came from. */
+GFile              *relay_window_dup_autosave_origin_file (GFile     *autosave);
+/* Takes an autosave (loaded unless loaded is given) as unsaved work (no file, modified)
+ * and moves it to this window's own autosave. */
+gboolean            relay_window_restore_autosave  (RelayWindow      *self,
+                                                    GFile            *autosave,
+                                                    RelaySession     *loaded,
+                                                    GError          **error);
+
 /* Starts the plan the composer describes. FALSE (with a toast) when nothing to probe. */
 gboolean            relay_window_run               (RelayWindow      *self);
 void                relay_window_stop              (RelayWindow      *self);
