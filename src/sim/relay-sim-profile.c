@@ -468,8 +468,6 @@ normalize (RelaySimProfile *profile,
   /* An explicit fault replaces a cycle inherited from the base profile. */
   if (fault_given)
     g_clear_pointer (&profile->fault_cycle, g_free);
-  g_clear_pointer (&profile->model_ttft_ms, g_free);
-  g_clear_pointer (&profile->effort_reasoning_tokens, g_free);
 }
 
 gboolean
