@@ -19,12 +19,12 @@
 #define HEADERS_MS 5
 #define TTFT_MS    10
 #define ITL_MS     10
-#define TOKENS     128
-#define MIN_STREAMS 5
+#define TOKENS     256
+#define MIN_STREAMS 3
 /* Probes started per second. All at once, connections past the relay's listen backlog
  * (GLib's default of 10) wait a second for a SYN retransmit, and some are reset: the level
  * would then measure the relay's accept queue, not the client. */
-#define START_RATE 500
+#define START_RATE 250
 
 static int
 compare_gint64 (gconstpointer a,
