@@ -762,6 +762,15 @@ tool_to_json (Tool *tool)
       json_builder_set_member_name (b, measure_names[m]);
       json_builder_add_value (b, node);
     }
+
+  if (tool->wait_from_connect->len > 0)
+    {
+      RelayStats stats;
+
+      bench_samples_abs_stats (tool->wait_from_connect, &stats);
+      json_builder_set_member_name (b, "wait_from_connect");
+      json_builder_add_value (b, bench_stats_to_json (&stats));
+    }
   json_builder_end_object (b);
 
   return json_builder_get_root (b);
