@@ -195,6 +195,17 @@ main (int   argc,
       return 2;
     }
 
+  for (guint i = 0; only != NULL && only[i] != NULL; i++)
+    {
+      if (g_strcmp0 (only[i], "accuracy") != 0 && g_strcmp0 (only[i], "capacity") != 0 &&
+          g_strcmp0 (only[i], "drawing") != 0)
+        {
+          g_printerr ("relayscope-bench: --only takes accuracy, capacity or drawing, not “%s”\n",
+                      only[i]);
+          return 2;
+        }
+    }
+
   if (output == NULL)
     output = g_strdup ("bench-results.json");
   if (!g_path_is_absolute (output))
