@@ -846,7 +846,8 @@ rule_prompt_cache (Analysis *analysis,
     {
       TraceInfo *info = g_ptr_array_index (group->infos, i);
       const RelayUsage *usage = relay_trace_get_usage (info->trace);
-      double ttft = interval_ms (info->trace, RELAY_MARK_START, RELAY_MARK_FIRST_TOKEN);
+      /* From the request sent: a cold connection must not pass for a cache miss. */
+      double ttft = interval_ms (info->trace, RELAY_MARK_REQUEST_END, RELAY_MARK_FIRST_TOKEN);
       gint64 prompt_tokens = prompt_tokens_of (info);
 
       if (!info_usable (info) || !relay_trace_is_ok (info->trace))
@@ -912,13 +913,14 @@ rule_prompt_cache (Analysis *analysis,
           g_autofree char *longer = NULL;
 
           if (miss_p50 > hit_p50)
-            longer = g_strdup_printf (_("%s TTFT p50 was %s with a hit against %s without: %s "
-                                        "(%s) saved."),
+            longer = g_strdup_printf (_("%s From the request sent to the first token took %s "
+                                        "(p50) with a hit against %s without: %s (%s) saved."),
                                       finding->summary, hit_text, miss_text, saving_text,
                                       saving_share);
           else
-            longer = g_strdup_printf (_("%s Yet TTFT p50 was %s with a hit against %s without: "
-                                        "the cache saved no time here."),
+            longer = g_strdup_printf (_("%s Yet from the request sent to the first token took %s "
+                                        "(p50) with a hit against %s without: the cache saved no "
+                                        "time here."),
                                       finding->summary, hit_text, miss_text);
           g_free (finding->summary);
           finding->summary = g_steal_pointer (&longer);
@@ -1264,7 +1266,8 @@ rule_queue (Analysis *analysis,
   for (guint i = 0; i < group->infos->len; i++)
     {
       TraceInfo *info = g_ptr_array_index (group->infos, i);
-      double ttft = interval_ms (info->trace, RELAY_MARK_START, RELAY_MARK_FIRST_TOKEN);
+      /* The server's part: parallel handshakes on a busy client must not pass for a queue. */
+      double ttft = interval_ms (info->trace, RELAY_MARK_REQUEST_END, RELAY_MARK_FIRST_TOKEN);
       double x = info->in_flight;
 
       if (!info_usable (info) || !isfinite (ttft) || info->in_flight == 0)
@@ -1310,11 +1313,11 @@ rule_queue (Analysis *analysis,
     g_autofree char *lo_text = fmt_ms (at_lo);
     g_autofree char *hi_text = fmt_ms (at_hi);
 
-    finding->summary = g_strdup_printf (_("TTFT grows with the requests in flight: about %s more "
-                                          "for each concurrent request, from %s with %u in flight "
-                                          "to %s with %u (fitted over %u requests, r = %.2f). "
-                                          "The server queues requests instead of serving them in "
-                                          "parallel."),
+    finding->summary = g_strdup_printf (_("The server’s time to the first token grows with the "
+                                          "requests in flight: about %s more for each concurrent "
+                                          "request, from %s with %u in flight to %s with %u "
+                                          "(fitted over %u requests, r = %.2f). The server queues "
+                                          "requests instead of serving them in parallel."),
                                         per_text, lo_text, lo, hi_text, hi, n, r);
   }
   finding->remedy = g_strdup (_("Bound your concurrency below the point where TTFT starts to "

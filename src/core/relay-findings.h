@@ -95,10 +95,11 @@ typedef enum
 #define RELAY_FINDINGS_STALL_MIN_COUNT             2
 #define RELAY_FINDINGS_RATELIMIT_LOW_SHARE         0.05
 #define RELAY_FINDINGS_RATELIMIT_LOW_REQUESTS      5
-/* concurrency-queue: TTFT fitted against the number of the endpoint's requests in flight
- *   when each started (least squares over at least QUEUE_MIN_TRACES traces and two levels):
- *   the fitted TTFT at the highest level exceeds the lowest by QUEUE_MIN_RISE_MS and by
- *   QUEUE_MIN_RATIO, and the correlation is at least QUEUE_MIN_R. */
+/* concurrency-queue: the server's part of TTFT (request sent → first token, so that parallel
+ *   handshakes on a busy client do not count) fitted against the number of the endpoint's
+ *   requests in flight when each started (least squares over at least QUEUE_MIN_TRACES traces
+ *   and two levels): the fitted value at the highest level exceeds the lowest by
+ *   QUEUE_MIN_RISE_MS and by QUEUE_MIN_RATIO, and the correlation is at least QUEUE_MIN_R. */
 #define RELAY_FINDINGS_QUEUE_MIN_TRACES            6
 #define RELAY_FINDINGS_QUEUE_MIN_RISE_MS           100.0
 #define RELAY_FINDINGS_QUEUE_MIN_RATIO             1.5
