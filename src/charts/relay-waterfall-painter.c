@@ -1441,6 +1441,7 @@ draw_row (RelayWaterfallPainter *self,
     {
       g_autofree char *what = NULL;
       double cx = end_x >= 0 ? end_x : x0;
+      int tw;
 
       /* Where it broke: a red cap on the end of the bar and the error kind beside it. */
       relay_chart_set_source_color (cr, &self->style.error);
@@ -1448,7 +1449,13 @@ draw_row (RelayWaterfallPainter *self,
       cairo_fill (cr);
 
       what = g_strdup (status);
-      if (cx + ERROR_CAP + 4 < x1)
+      pango_layout_set_width (layout, -1);
+      pango_layout_set_text (layout, what, -1);
+      pango_layout_get_pixel_size (layout, &tw, NULL);
+
+      /* Beside the cap when it fits whole; the label column names the kind anyway, and a
+       * clipped "tim…" at the edge would only look broken. */
+      if (cx + ERROR_CAP + 4 + tw <= x1)
         show_text (cr, layout, what, &self->style.error, cx + ERROR_CAP + 4,
                    y + ROW_HEIGHT / 2, x1 - cx - ERROR_CAP - 4, PANGO_ALIGN_LEFT);
     }

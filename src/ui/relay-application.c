@@ -337,6 +337,11 @@ relay_application_startup (GApplication *app)
     { "chart.zoom-in", { "<Control>plus", "<Control>equal", NULL } },
     { "chart.zoom-out", { "<Control>minus", NULL } },
     { "chart.zoom-reset", { "<Control>0", NULL } },
+    /* Application accelerators, so they work wherever the focus is (a details row, the table). */
+    { "win.show-view::waterfall", { "<Alt>1", NULL } },
+    { "win.show-view::stream", { "<Alt>2", NULL } },
+    { "win.show-view::table", { "<Alt>3", NULL } },
+    { "win.show-view::details", { "<Alt>4", NULL } },
     { "window.close", { "<Control>w", NULL } },
   };
 

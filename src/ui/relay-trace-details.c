@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "relay-chart-palette.h"
+#include "relay-prompts.h"
 #include "relay-trace-details.h"
 
 struct _RelayTraceDetails
@@ -27,12 +28,18 @@ struct _RelayTraceDetails
 
 G_DEFINE_FINAL_TYPE (RelayTraceDetails, relay_trace_details, GTK_TYPE_WIDGET)
 
+/* Durations read like DevTools': "657.5 ms", and seconds once they pass one. */
 static char *
 format_us (gint64 us)
 {
   if (us == RELAY_TIME_NONE)
     return g_strdup ("—");
 
+  if (ABS (us) >= G_USEC_PER_SEC)
+    /* Translators: a duration in seconds */
+    return g_strdup_printf (_("%.2f s"), us / (double) G_USEC_PER_SEC);
+
+  /* Translators: a duration in milliseconds */
   return g_strdup_printf (_("%.1f ms"), us / 1000.0);
 }
 
@@ -66,7 +73,7 @@ add_row (AdwPreferencesGroup *group,
   gtk_label_set_xalign (GTK_LABEL (label), 1);
   /* Short figures stay on one line; only long values (headers, ciphers) may wrap, and
    * they get a minimum width so a narrow row cannot break them letter by letter. */
-  if (value != NULL && g_utf8_strlen (value, -1) > 32)
+  if (value != NULL && g_utf8_strlen (value, -1) > 48)
     {
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
       gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
@@ -147,10 +154,21 @@ build_summary (RelayTraceDetails *self)
     {
       g_autofree char *spec = NULL;
 
-      spec = g_strdup_printf (_("%s prompt, up to %u tokens, %s connection"),
-                              relay_run_get_prompt_preset (run) != NULL ? relay_run_get_prompt_preset (run) : "custom",
+      static const char *preset_names[] = {
+        N_("Short chat"), N_("Long context"), N_("Cached prefix"), N_("Custom prompt"),
+      };
+      RelayPromptPreset preset = relay_run_get_prompt_preset (run) != NULL
+                               ? relay_prompt_preset_from_string (relay_run_get_prompt_preset (run))
+                               : RELAY_PROMPT_CUSTOM;
+
+      G_STATIC_ASSERT (G_N_ELEMENTS (preset_names) == RELAY_N_PROMPTS);
+
+      /* Translators: a run's request: prompt preset · most tokens · cold or warm connection */
+      spec = g_strdup_printf (_("%s · up to %u tokens · %s"),
+                              _(preset_names[MIN (preset, RELAY_N_PROMPTS - 1)]),
                               relay_run_get_max_tokens (run),
-                              relay_connection_to_string (relay_run_get_connection (run)));
+                              relay_run_get_connection (run) == RELAY_CONNECTION_WARM ? _("warm connection")
+                                                                                      : _("cold connection"));
       add_row (group, _("Request"), spec);
     }
 

@@ -74,6 +74,8 @@ struct _RelayWindow
   AdwToastOverlay      *toast_overlay;
   RelayTraceDetails    *trace_details;
   AdwViewStack         *view_stack;
+  GtkStack             *waterfall_stack;
+  GtkWidget            *waterfall_toolbar;
   RelayWaterfallView   *waterfall_view;
 };
 
@@ -227,6 +229,10 @@ update_pages (RelayWindow *self)
   adw_view_switcher_title_set_view_switcher_enabled (self->switcher_title, !welcome);
   update_switcher_bar (self);
   gtk_stack_set_visible_child_name (self->sidebar_stack, n_endpoints > 0 ? "list" : "empty");
+  /* An empty session says what to do rather than showing a bare axis. */
+  gtk_stack_set_visible_child_name (self->waterfall_stack,
+                                    session_has_traces (self) || self->run_cancellable != NULL ? "chart" : "empty");
+  gtk_widget_set_sensitive (self->waterfall_toolbar, session_has_traces (self));
 }
 
 static void
@@ -2093,6 +2099,8 @@ relay_window_class_init (RelayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, trace_details);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, view_stack);
+  gtk_widget_class_bind_template_child (widget_class, RelayWindow, waterfall_stack);
+  gtk_widget_class_bind_template_child (widget_class, RelayWindow, waterfall_toolbar);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, waterfall_view);
   gtk_widget_class_bind_template_callback (widget_class, align_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, back_clicked_cb);
@@ -2124,10 +2132,6 @@ relay_window_class_init (RelayWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "chart.zoom-out", NULL, zoom_out_action);
   gtk_widget_class_install_action (widget_class, "chart.zoom-reset", NULL, zoom_reset_action);
 
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_ALT_MASK, "win.show-view", "s", "waterfall");
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_2, GDK_ALT_MASK, "win.show-view", "s", "stream");
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_3, GDK_ALT_MASK, "win.show-view", "s", "table");
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_4, GDK_ALT_MASK, "win.show-view", "s", "details");
 }
 
 static void
