@@ -61,6 +61,34 @@ probe_sim (RelaySimServer  *server,
   return probe_with (endpoint, spec);
 }
 
+/* Runs of the same endpoint at each concurrency in turn, into one session: what it takes to
+ * see a queue (one concurrency alone has nothing to compare with). */
+static RelaySession *
+probe_levels (RelaySimServer *server,
+              const char     *override,
+              const guint    *levels,
+              guint           n_levels)
+{
+  g_autoptr(RelayEndpoint) endpoint = relay_test_endpoint (server, NULL, RELAY_API_OPENAI_CHAT, override);
+  RelaySession *session = relay_session_new ();
+
+  for (guint i = 0; i < n_levels; i++)
+    {
+      g_autoptr(RelayProbePlan) plan = relay_probe_plan_new ();
+      g_autoptr(GError) error = NULL;
+
+      relay_probe_plan_add_endpoint (plan, endpoint);
+      relay_probe_plan_set_concurrency (plan, levels[i]);
+      relay_probe_plan_set_repeat (plan, 2 * levels[i]);
+      relay_probe_plan_set_max_tokens (plan, 16);
+      relay_probe_plan_set_timeout (plan, 30);
+      error = relay_test_run_plan (plan, session, NULL, NULL);
+      g_assert_no_error (error);
+    }
+
+  return session;
+}
+
 static RelayFinding *
 find (GPtrArray  *findings,
       const char *id)
@@ -197,8 +225,8 @@ static void
 test_fast_concurrent (void)
 {
   g_autoptr(RelaySimServer) server = relay_test_start_sim ("fast", FALSE, NULL);
-  ProbeSpec spec = { .connection = RELAY_CONNECTION_COLD, .repeat = 8, .concurrency = 4 };
-  g_autoptr(RelaySession) session = probe_sim (server, NULL, &spec);
+  const guint levels[] = { 1, 4 };
+  g_autoptr(RelaySession) session = probe_levels (server, NULL, levels, 2);
   g_autoptr(GPtrArray) findings = relay_findings_analyze (session);
 
   /* A server without a queue: concurrency must not read as queueing. */
@@ -577,8 +605,8 @@ static void
 test_queue (void)
 {
   g_autoptr(RelaySimServer) server = relay_test_start_sim ("fast", FALSE, NULL);
-  ProbeSpec spec = { .repeat = 8, .concurrency = 4, .max_tokens = 16 };
-  g_autoptr(RelaySession) session = probe_sim (server, "queue_ms_per_active=80", &spec);
+  const guint levels[] = { 1, 4 };
+  g_autoptr(RelaySession) session = probe_levels (server, "queue_ms_per_active=80", levels, 2);
   g_autoptr(GPtrArray) findings = relay_findings_analyze (session);
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(RelaySession) loaded = NULL;
@@ -593,9 +621,10 @@ test_queue (void)
   assert_well_formed (finding, session);
   g_assert_null (find (findings, RELAY_FINDING_THROTTLING));
   g_assert_null (find (findings, RELAY_FINDING_BUFFERING_PROXY));
-  /* Up to three others in flight, 80 ms each. */
-  g_assert_cmpfloat (finding->impact_ms, >, 150);
+  /* Alone, a request waits for nobody; four at once wait 0 to 240 ms, then 240 ms each. */
+  g_assert_cmpfloat (finding->impact_ms, >, 120);
   g_assert_cmpfloat (finding->impact_ms, <, 400);
+  g_assert_cmpuint (finding->traces->len, ==, 10);
 
   /* From a file there is no monotonic clock: the wall clock gives the same answer. */
   node = relay_session_to_json (session);

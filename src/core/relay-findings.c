@@ -32,9 +32,9 @@ typedef struct
   const char      *model;
   RelayConnection  connection;
   const char      *prompt;
-  gint64           abs_start;    /* µs on a clock shared by the endpoint's traces */
+  gint64           abs_sent;     /* µs on a clock shared by the endpoint's traces */
   gint64           abs_end;
-  guint            in_flight;    /* the endpoint's probes in flight when this one started */
+  guint            in_flight;    /* the endpoint's requests in flight when this one was sent */
 } TraceInfo;
 
 typedef struct
@@ -936,7 +936,6 @@ rule_prompt_cache (Analysis *analysis,
       GHashTableIter iter;
       gpointer key, value;
       GArray *best = NULL;
-      const char *best_prefix = NULL;
 
       g_hash_table_iter_init (&iter, prefixes);
       while (g_hash_table_iter_next (&iter, &key, &value))
@@ -944,10 +943,7 @@ rule_prompt_cache (Analysis *analysis,
           GArray *same = value;
 
           if (same->len >= 2 && (best == NULL || same->len > best->len))
-            {
-              best = same;
-              best_prefix = key;
-            }
+            best = same;
         }
 
       if (best != NULL)
@@ -968,7 +964,6 @@ rule_prompt_cache (Analysis *analysis,
                                         "and the changing part last. Some providers cache only "
                                         "from 1,024 tokens, or only when asked (Anthropic: "
                                         "cache_control)."));
-          (void) best_prefix;
         }
     }
 }
@@ -1584,12 +1579,17 @@ wall_usec (RelayTrace *trace)
   return g_date_time_to_unix (wall) * G_USEC_PER_SEC + g_date_time_get_microsecond (wall);
 }
 
-/* How many of its endpoint's probes were in flight when each trace started (itself
- * included), on the monotonic clock when every trace has one, else on the wall clock. */
+/* How many of its endpoint's requests were in flight when each request was sent, itself
+ * included: those sent before it, or at the same moment, and not yet finished. Requests sent
+ * within QUEUE_SIMULTANEOUS_MS of each other count as simultaneous: which of them the server
+ * took first is a matter of microseconds the client cannot see, so a burst of four is four
+ * for each of them, not a ramp of one to four. Times are on the monotonic clock when every
+ * trace has one, else on the wall clock. */
 static void
 count_in_flight (Analysis *analysis,
                  Group    *endpoint_group)
 {
+  gint64 simultaneous = (gint64) (RELAY_FINDINGS_QUEUE_SIMULTANEOUS_MS * 1000);
   gboolean mono = TRUE;
 
   for (guint i = 0; i < endpoint_group->infos->len; i++)
@@ -1603,14 +1603,15 @@ count_in_flight (Analysis *analysis,
     {
       TraceInfo *info = g_ptr_array_index (endpoint_group->infos, i);
       gint64 base = mono ? relay_trace_get_mono_start (info->trace) : wall_usec (info->trace);
+      gint64 sent = relay_trace_get_mark (info->trace, RELAY_MARK_REQUEST_END);
       gint64 end = relay_trace_get_mark (info->trace, RELAY_MARK_END);
 
-      if (base == RELAY_TIME_NONE || end == RELAY_TIME_NONE)
+      if (base == RELAY_TIME_NONE || sent == RELAY_TIME_NONE || end == RELAY_TIME_NONE)
         {
-          info->abs_start = info->abs_end = RELAY_TIME_NONE;
+          info->abs_sent = info->abs_end = RELAY_TIME_NONE;
           continue;
         }
-      info->abs_start = base;
+      info->abs_sent = base + sent;
       info->abs_end = base + end;
     }
 
@@ -1619,17 +1620,16 @@ count_in_flight (Analysis *analysis,
       TraceInfo *info = g_ptr_array_index (endpoint_group->infos, i);
 
       info->in_flight = 0;
-      if (info->abs_start == RELAY_TIME_NONE)
+      if (info->abs_sent == RELAY_TIME_NONE)
         continue;
 
       for (guint j = 0; j < endpoint_group->infos->len; j++)
         {
           TraceInfo *other = g_ptr_array_index (endpoint_group->infos, j);
 
-          if (other->abs_start == RELAY_TIME_NONE)
+          if (other->abs_sent == RELAY_TIME_NONE)
             continue;
-          if (other->abs_start <= info->abs_start && info->abs_start < other->abs_end &&
-              (other->abs_start < info->abs_start || other->index <= info->index))
+          if (other->abs_sent <= info->abs_sent + simultaneous && info->abs_sent < other->abs_end)
             info->in_flight++;
         }
     }

@@ -73,7 +73,10 @@ typedef enum
  *   prefill, first token) has a p50 above the default budget's wait + first token
  *   (330 + 200 = 530 ms, DESIGN.md §5) and is at least SERVER_WAIT_MIN_SHARE of TTFT. */
 #define RELAY_FINDINGS_SERVER_WAIT_MIN_SHARE       0.7
-/* prompt-cache-hit (INFO): the server reported cached prompt tokens in a response.
+/* prompt-cache-hit (INFO): the server reported cached prompt tokens in a response; the saving
+ *   is said when misses of about the same prompt length (±25 %) are there to compare, on the
+ *   server's part of TTFT (request sent → first token), so that a cold first request does not
+ *   pass for a cache miss.
  * prompt-cache-miss: the same prompt prefix (at least PROMPT_CACHE_MIN_TOKENS prompt tokens,
  *   compared over its first PROMPT_CACHE_PREFIX_CHARS characters) went out at least twice
  *   and no response reported a cached token (a report of 0 is needed: absent is unknown). */
@@ -97,9 +100,13 @@ typedef enum
 #define RELAY_FINDINGS_RATELIMIT_LOW_REQUESTS      5
 /* concurrency-queue: the server's part of TTFT (request sent → first token, so that parallel
  *   handshakes on a busy client do not count) fitted against the number of the endpoint's
- *   requests in flight when each started (least squares over at least QUEUE_MIN_TRACES traces
- *   and two levels): the fitted value at the highest level exceeds the lowest by
- *   QUEUE_MIN_RISE_MS and by QUEUE_MIN_RATIO, and the correlation is at least QUEUE_MIN_R. */
+ *   requests in flight when each was sent (sent before it or within QUEUE_SIMULTANEOUS_MS
+ *   after it, and not finished; itself included), by least squares over at least
+ *   QUEUE_MIN_TRACES traces and two levels: the fitted value at the highest level exceeds the
+ *   lowest by QUEUE_MIN_RISE_MS and by QUEUE_MIN_RATIO, and the correlation is at least
+ *   QUEUE_MIN_R. Requests of one run at one concurrency mostly share one level; runs at
+ *   different concurrency (the concurrency experiment) give the levels to compare. */
+#define RELAY_FINDINGS_QUEUE_SIMULTANEOUS_MS       10.0
 #define RELAY_FINDINGS_QUEUE_MIN_TRACES            6
 #define RELAY_FINDINGS_QUEUE_MIN_RISE_MS           100.0
 #define RELAY_FINDINGS_QUEUE_MIN_RATIO             1.5
