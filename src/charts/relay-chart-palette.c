@@ -340,3 +340,14 @@ relay_chart_format_ms (double ms)
   /* TRANSLATORS: a duration in milliseconds on a chart axis, e.g. "250 ms" */
   return g_strdup_printf (_("%s ms"), number);
 }
+
+const char *
+relay_chart_short_endpoint_name (const char *name)
+{
+  static const char prefix[] = "Simulated: ";
+
+  if (name != NULL && g_str_has_prefix (name, prefix) && name[strlen (prefix)] != '\0')
+    return name + strlen (prefix);
+
+  return name;
+}

@@ -58,6 +58,10 @@ const char            *relay_chart_stage_label         (RelayStage         stage
 /* HATCH for RELAY_STAGE_OTHER; SOLID for the rest. */
 RelayChartPattern      relay_chart_stage_pattern       (RelayStage         stage);
 
+/* An endpoint's name as charts and tables show it: the demo relays' "Simulated: " prefix is
+ * dropped (the app tags them, an export's title says so), other names are kept. */
+const char            *relay_chart_short_endpoint_name (const char      *name);
+
 /* Colours of chunk kinds (content, reasoning, tool). */
 const RelayChartColor *relay_chart_chunk_kind_color    (RelayChunkKind     kind,
                                                         gboolean           dark);

@@ -169,19 +169,6 @@ on_items_changed (GListModel         *model,
   mark_dirty (self);
 }
 
-/* The demo relays are named "Simulated: fast"; the chart's title already says so, and
- * twelve legend entries starting with the same eleven characters read as one. */
-static const char *
-short_endpoint_name (const char *name)
-{
-  static const char prefix[] = "Simulated: ";
-
-  if (name != NULL && g_str_has_prefix (name, prefix) && name[strlen (prefix)] != '\0')
-    return name + strlen (prefix);
-
-  return name;
-}
-
 static void
 trace_names (RelayStreamPainter  *self,
              RelayTrace          *trace,
@@ -315,9 +302,9 @@ label_groups (RelayStreamPainter *self)
 
       g_free (group->label);
       if (several_models && group->model != NULL && group->model[0] != '\0')
-        group->label = g_strdup_printf ("%s · %s", short_endpoint_name (group->endpoint), group->model);
+        group->label = g_strdup_printf ("%s · %s", relay_chart_short_endpoint_name (group->endpoint), group->model);
       else
-        group->label = g_strdup (short_endpoint_name (group->endpoint));
+        group->label = g_strdup (relay_chart_short_endpoint_name (group->endpoint));
     }
 }
 
@@ -1583,16 +1570,25 @@ draw_gaps (RelayStreamPainter *self,
           col_max[col] = MAX (col_max[col], gap);
         }
 
+      /* Gaps are points, not a line: the extremes of a column are two dots (one when they
+       * are close), so a burst of coalesced chunks next to a long gap does not read as a
+       * bar of every value between. */
       relay_chart_set_source_color (cr, color);
       for (guint c = 0; c < n_cols; c++)
         {
-          double y0, y1;
+          double y0, y1, x = a->x + c - 1;
 
           if (col_max[c] < col_min[c])
             continue;
           y0 = floor (axes_y (axes, col_max[c]));
           y1 = floor (axes_y (axes, col_min[c]));
-          cairo_rectangle (cr, a->x + c - 0.5, y0 - 1, 2, y1 - y0 + 2);
+          if (y1 - y0 <= 3)
+            cairo_rectangle (cr, x, y0 - 1, 3, y1 - y0 + 3);
+          else
+            {
+              cairo_rectangle (cr, x, y0 - 1, 3, 3);
+              cairo_rectangle (cr, x, y1 - 1, 3, 3);
+            }
         }
       cairo_fill (cr);
 

@@ -1237,7 +1237,7 @@ row_label (RelayWaterfallPainter *self,
       const Group *group = g_ptr_array_index (self->groups, row->group);
 
       return g_strdup_printf ("%s · %s  (%u)",
-                              group->endpoint ? group->endpoint : _("Unknown endpoint"),
+                              group->endpoint ? relay_chart_short_endpoint_name (group->endpoint) : _("Unknown endpoint"),
                               group->model ? group->model : _("unknown model"),
                               row->index);
     }
@@ -1250,7 +1250,7 @@ row_label (RelayWaterfallPainter *self,
   if (self->group_by_endpoint)
     return g_strdup_printf ("#%u", relay_trace_get_seq (row->trace));
 
-  return g_strdup_printf ("%s · %s #%u", endpoint ? endpoint : "?", model ? model : "?",
+  return g_strdup_printf ("%s · %s #%u", endpoint ? relay_chart_short_endpoint_name (endpoint) : "?", model ? model : "?",
                           relay_trace_get_seq (row->trace));
 }
 

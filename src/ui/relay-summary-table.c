@@ -12,6 +12,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "relay-chart-palette.h"
 #include "relay-summary-table.h"
 
 /* ---- RelaySummaryItem: one row, keeping the array that owns it alive ---- */
@@ -293,8 +294,7 @@ bind_cb (GtkSignalListItemFactory *factory,
     {
     case COLUMN_ENDPOINT:
       /* The demo relays' names all start alike; the sidebar tags them as simulated. */
-      gtk_label_set_text (label, g_str_has_prefix (row->endpoint, "Simulated: ")
-                                   ? row->endpoint + strlen ("Simulated: ") : row->endpoint);
+      gtk_label_set_text (label, relay_chart_short_endpoint_name (row->endpoint));
       gtk_widget_set_tooltip_text (GTK_WIDGET (label), row->endpoint);
       break;
 

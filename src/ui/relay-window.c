@@ -245,6 +245,9 @@ update_actions (RelayWindow *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "probe.run", !running && has_endpoints);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "probe.stop", running);
+  /* Nothing measured is nothing to save or draw. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save", has_traces);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.save-as", has_traces);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", has_traces);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-picture", has_traces);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open", !running);
