@@ -150,8 +150,9 @@ JsonNode        *relay_finding_to_json          (const RelayFinding *finding);
 const char      *relay_confidence_to_string     (RelayConfidence     confidence);
 const char      *relay_finding_severity_to_string (RelayFindingSeverity severity);
 
-/* Runs every rule over session. Findings come problems first, then by impact and
- * confidence; free the array with g_ptr_array_unref. An empty array when nothing fires. */
+/* Runs every rule over session. Findings come problems first, then by confidence, then by
+ * impact; free the array with g_ptr_array_unref. An empty array when nothing fires. Traces
+ * still running are left out, so it may be called again as a run goes on. */
 GPtrArray       *relay_findings_analyze         (RelaySession       *session);
 /* The findings as the CLI prints them (a heading, then each with its evidence and remedy);
  * a line saying nothing was found when the array is empty. */
