@@ -1,9 +1,10 @@
-/* relay-prober.c: runs probe plans with libsoup on a thread of its own and reports traces.
+/* relay-prober.c: runs probe plans with libsoup and reports traces as they progress.
  *
- * The HTTP work happens on a worker thread with its own GMainContext, so that a busy UI (or
- * any caller's main loop) cannot delay the stamps. Each probe builds a private "shadow"
- * RelayTrace there; the caller's public traces are updated from messages posted to its
- * context, in order.
+ * Each probe in flight has a thread of its own that does blocking I/O: the kernel wakes it
+ * the moment bytes arrive, so a stamp is not delayed by a main loop walking hundreds of
+ * other sources, nor by a busy UI. Probes build a private "shadow" RelayTrace; the caller's
+ * public traces are updated from messages posted to its main context, in order. A
+ * coordinator thread looks up keys, starts the lanes and enforces timeouts.
  *
  * Copyright 2026 The Relayscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -23,6 +24,7 @@
 #define ERROR_BODY_MAX     (64 * 1024)
 #define POST_INTERVAL_US   (20 * 1000)
 #define DONE_GRACE_MS      2000
+#define MAX_LANES          1024
 
 struct _RelayProber
 {
@@ -118,19 +120,17 @@ struct _RunData
   RelayKeyFunc     key_func;
   gpointer         key_data;
 
-  /* worker's thread */
-  GThread         *thread;
-  GMainContext    *worker_ctx;
-  GMainLoop       *loop;
+  /* worker threads; the fields below are guarded by lock */
+  GThread         *thread;       /* the coordinator */
+  GMutex           lock;
+  GCond            cond;
   GPtrArray       *probes;       /* in flight */
   guint            next_job;
-  guint            in_flight;
-  guint            warming;
+  guint            lanes_running;
   gint64           next_start_us;
-  GSource         *rate_source;
-  GSource         *cancel_source;
-  GCancellable    *worker_cancellable;  /* cancelled on the worker's thread */
   gboolean         cancelled;
+  gulong           cancel_id;
+  GPtrArray       *lane_cancellables;
 
   /* between them */
   GAsyncQueue     *queue;
@@ -147,39 +147,25 @@ typedef struct
   GInputStream        *stream;
   RelaySseParser      *parser;
   RelayTrace          *shadow;
-  GSource             *timeout_source;
-  GSource             *grace_source;
+  gint64               deadline;   /* monotonic; 0 for none; guarded by run->lock */
+  gint64               grace_deadline;
   GString             *error_body;
   GArray              *pending;
   GArray              *pending_sent;
   guint8              *buffer;
+  GHashTable          *warm;       /* the lane's keep-alive sessions, by endpoint */
   gint64               t0;
   gint64               last_post;
   gint64               now;        /* stamp of the read being parsed */
   RelayUsage           usage;
   GTlsCertificateFlags tls_errors;
   guint                attempts;
-  gboolean             timed_out;
+  gint                 timed_out;   /* set by the coordinator */
+  gboolean             eof;
   gboolean             saw_done;
   gboolean             saw_usage;
   gboolean             stop_reading;
-  gboolean             finished;
 } Probe;
-
-static void probe_finish          (Probe *probe);
-
-/* Sources here are created, attached and kept: dropping one takes both steps. */
-static void
-clear_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-static void run_schedule          (RunData *run);
-static void probe_read_next       (Probe *probe);
 
 /* Latency headers worth keeping (lower case); x-ratelimit-* and anthropic-ratelimit-* too. */
 static const char * const latency_headers[] = {
@@ -245,6 +231,7 @@ run_data_unref (RunData *run)
     return;
 
   g_assert (run->probes == NULL || run->probes->len == 0);
+  g_assert (run->thread == NULL);
 
   while ((msg = g_async_queue_try_pop (run->queue)) != NULL)
     msg_free (msg);
@@ -256,13 +243,13 @@ run_data_unref (RunData *run)
   g_clear_pointer (&run->jobs, g_ptr_array_unref);
   g_clear_pointer (&run->endpoints, g_ptr_array_unref);
   g_clear_pointer (&run->probes, g_ptr_array_unref);
+  g_clear_pointer (&run->lane_cancellables, g_ptr_array_unref);
   g_free (run->prompt);
   g_free (run->reasoning_effort);
   g_clear_object (&run->cancellable);
-  g_clear_object (&run->worker_cancellable);
-  g_clear_pointer (&run->worker_ctx, g_main_context_unref);
-  g_clear_pointer (&run->loop, g_main_loop_unref);
   g_clear_pointer (&run->queue, g_async_queue_unref);
+  g_mutex_clear (&run->lock);
+  g_cond_clear (&run->cond);
   g_free (run);
 }
 
@@ -383,6 +370,8 @@ apply_msg (RunData *run,
       {
         g_autoptr(GTask) task = g_steal_pointer (&run->task);
 
+        g_cancellable_disconnect (run->cancellable, run->cancel_id);
+        run->cancel_id = 0;
         g_thread_join (g_steal_pointer (&run->thread));
 
         if (run->cancelled || g_cancellable_is_cancelled (run->cancellable))
@@ -501,8 +490,6 @@ probe_mark_once (Probe     *probe,
 static void
 probe_free (Probe *probe)
 {
-  clear_source (&probe->timeout_source);
-  clear_source (&probe->grace_source);
   g_clear_object (&probe->stream);
   g_clear_object (&probe->msg);
   g_clear_object (&probe->session);
@@ -548,29 +535,61 @@ tls_version_name (GTlsProtocolVersion version)
     }
 }
 
+/* Every problem of the certificate, most fundamental first; *kind names the first. */
 static char *
-describe_tls_errors (GTlsCertificateFlags  flags,
-                     const char           *host)
+describe_tls_errors (GTlsCertificateFlags   flags,
+                     const char            *host,
+                     const char           **kind)
 {
-  if (flags & G_TLS_CERTIFICATE_UNKNOWN_CA)
-    return g_strdup_printf (_("The certificate of %s is not signed by a trusted authority "
-                              "(self-signed or a private CA). If you trust it, pass its CA "
-                              "certificate with --ca-file or the endpoint's CA file."), host);
-  if (flags & G_TLS_CERTIFICATE_BAD_IDENTITY)
-    return g_strdup_printf (_("The certificate presented by %s is for another host name. "
-                              "Check the base URL's host."), host);
-  if (flags & G_TLS_CERTIFICATE_EXPIRED)
-    return g_strdup_printf (_("The certificate of %s has expired. The server's operator "
-                              "must renew it (or the machine's clock is wrong)."), host);
-  if (flags & G_TLS_CERTIFICATE_NOT_ACTIVATED)
-    return g_strdup_printf (_("The certificate of %s is not valid yet. Check the machine's "
-                              "clock."), host);
-  if (flags & G_TLS_CERTIFICATE_REVOKED)
-    return g_strdup_printf (_("The certificate of %s has been revoked."), host);
-  if (flags & G_TLS_CERTIFICATE_INSECURE)
-    return g_strdup_printf (_("The certificate of %s uses an insecure algorithm."), host);
+  g_autoptr(GString) message = g_string_new (NULL);
 
-  return g_strdup_printf (_("The certificate of %s was rejected."), host);
+  *kind = NULL;
+
+  if (flags & G_TLS_CERTIFICATE_EXPIRED)
+    {
+      *kind = "expired-certificate";
+      g_string_append_printf (message, _("The certificate of %s has expired: the server's "
+                                         "operator must renew it (or this machine's clock is "
+                                         "wrong). "), host);
+    }
+  if (flags & G_TLS_CERTIFICATE_NOT_ACTIVATED)
+    {
+      *kind = *kind ? *kind : "certificate-not-yet-valid";
+      g_string_append_printf (message, _("The certificate of %s is not valid yet: check this "
+                                         "machine's clock. "), host);
+    }
+  if (flags & G_TLS_CERTIFICATE_REVOKED)
+    {
+      *kind = *kind ? *kind : "revoked-certificate";
+      g_string_append_printf (message, _("The certificate of %s has been revoked. "), host);
+    }
+  if (flags & G_TLS_CERTIFICATE_BAD_IDENTITY)
+    {
+      *kind = *kind ? *kind : "wrong-host-certificate";
+      g_string_append_printf (message, _("The certificate presented by %s is for another host "
+                                         "name: check the base URL's host. "), host);
+    }
+  if (flags & G_TLS_CERTIFICATE_INSECURE)
+    {
+      *kind = *kind ? *kind : "insecure-certificate";
+      g_string_append_printf (message, _("The certificate of %s uses an insecure algorithm. "), host);
+    }
+  if (flags & G_TLS_CERTIFICATE_UNKNOWN_CA)
+    {
+      *kind = *kind ? *kind : "untrusted-certificate";
+      g_string_append_printf (message, _("The certificate of %s is not signed by a trusted "
+                                         "authority (self-signed or a private CA): if you trust "
+                                         "it, pass its CA certificate with --ca-file or the "
+                                         "endpoint's CA file. "), host);
+    }
+  if (*kind == NULL)
+    {
+      *kind = "bad-certificate";
+      g_string_append_printf (message, _("The certificate of %s was rejected. "), host);
+    }
+
+  g_strchomp (message->str);
+  return g_strdup (message->str);
 }
 
 /* An extra CA is trusted in addition to the system's, so verify against it only what the
@@ -582,7 +601,7 @@ verify_with_extra_ca (EndpointSpec         *endpoint,
 {
   g_autoptr(GSocketConnectable) identity = NULL;
 
-  if (endpoint->extra_ca == NULL || errors != G_TLS_CERTIFICATE_UNKNOWN_CA)
+  if (endpoint->extra_ca == NULL || !(errors & G_TLS_CERTIFICATE_UNKNOWN_CA))
     return errors;
 
   identity = g_network_address_new (endpoint->host, 0);
@@ -664,25 +683,6 @@ on_wrote_body (SoupMessage *msg,
   Probe *probe = user_data;
 
   probe_mark (probe, RELAY_MARK_REQUEST_END, g_get_monotonic_time ());
-}
-
-static void
-on_timeout_fired (gpointer user_data)
-{
-  Probe *probe = user_data;
-
-  probe->timed_out = TRUE;
-  g_cancellable_cancel (probe->cancellable);
-}
-
-static gboolean
-timeout_cb (gpointer user_data)
-{
-  Probe *probe = user_data;
-
-  g_clear_pointer (&probe->timeout_source, g_source_unref);
-  on_timeout_fired (probe);
-  return G_SOURCE_REMOVE;
 }
 
 static gboolean
@@ -771,26 +771,15 @@ probe_record_response (Probe *probe)
     }
 }
 
-static void
-probe_close_stream (Probe *probe)
-{
-  if (probe->stream != NULL)
-    g_input_stream_close_async (probe->stream, G_PRIORITY_DEFAULT, NULL, NULL, NULL);
-}
-
+/* Hands the trace to the caller and forgets the probe. Runs on the probe's lane. */
 static void
 probe_finish (Probe *probe)
 {
   RunData *run = probe->run;
-  gint64 now = g_get_monotonic_time ();
   Msg *msg;
 
-  if (probe->finished)
-    return;
-  probe->finished = TRUE;
-
   if (!relay_trace_has_mark (probe->shadow, RELAY_MARK_END))
-    probe_mark (probe, RELAY_MARK_END, now);
+    probe_mark (probe, RELAY_MARK_END, g_get_monotonic_time ());
 
   if (probe->saw_usage)
     {
@@ -804,22 +793,26 @@ probe_finish (Probe *probe)
       relay_trace_set_usage (probe->shadow, &usage);
     }
 
-  clear_source (&probe->timeout_source);
-  clear_source (&probe->grace_source);
-  probe_close_stream (probe);
+  /* Closing a body that was not read to its end would read the rest first: a stalled
+   * stream would hang here. A cancelled close drops the connection instead. */
+  if (probe->stream != NULL)
+    {
+      if (!probe->eof)
+        g_cancellable_cancel (probe->cancellable);
+      g_input_stream_close (probe->stream, probe->cancellable, NULL);
+    }
 
   msg = msg_new (MSG_FINISHED, probe);
   msg->shadow = g_object_ref (probe->shadow);
   post (run, msg);
 
+  g_mutex_lock (&run->lock);
   g_ptr_array_remove (run->probes, probe);
-  run->in_flight--;
-  probe_free (probe);
+  g_mutex_unlock (&run->lock);
 
-  run_schedule (run);
+  probe_free (probe);
 }
 
-/* Names the stage a timeout or cancellation interrupted. */
 static void
 probe_fail_interrupted (Probe *probe)
 {
@@ -827,7 +820,7 @@ probe_fail_interrupted (Probe *probe)
   double secs = probe->run->timeout;
   g_autofree char *message = NULL;
 
-  if (!probe->timed_out)
+  if (!g_atomic_int_get (&probe->timed_out))
     {
       probe_fail (probe, RELAY_ERROR_STAGE_CANCELLED, "cancelled", _("The probe was stopped."));
       return;
@@ -857,13 +850,14 @@ probe_fail_interrupted (Probe *probe)
   probe_fail (probe, RELAY_ERROR_STAGE_TIMEOUT, "timeout", message);
 }
 
+
 static gboolean
 probe_interrupted (Probe *probe)
 {
-  return probe->timed_out || g_cancellable_is_cancelled (probe->cancellable);
+  return g_atomic_int_get (&probe->timed_out) || g_cancellable_is_cancelled (probe->cancellable);
 }
 
-/* Called by the SSE parser for every event, while parsing one read. */
+
 static gboolean
 on_sse_event (const char *event_type,
               const char *data,
@@ -951,17 +945,6 @@ on_sse_event (const char *event_type,
   return !probe->stop_reading;
 }
 
-static gboolean
-grace_cb (gpointer user_data)
-{
-  Probe *probe = user_data;
-
-  /* The stream said it was done but the body did not end: do not wait for it. */
-  g_clear_pointer (&probe->grace_source, g_source_unref);
-  probe->stop_reading = TRUE;
-  g_cancellable_cancel (probe->cancellable);
-  return G_SOURCE_REMOVE;
-}
 
 static void
 probe_end_of_stream (Probe *probe)
@@ -986,88 +969,99 @@ probe_end_of_stream (Probe *probe)
                                    relay_trace_get_n_chunks (probe->shadow));
       probe_fail (probe, RELAY_ERROR_STAGE_STREAM, "no-terminator", message);
     }
+}
 
-  probe_finish (probe);
+/* The read loop: a stamp, a copy into the parser, the events' bookkeeping. */
+static void probe_read_stream_loop (Probe *probe);
+
+static void
+probe_read_stream (Probe *probe)
+{
+  GPollFD cancel_fd;
+
+  /* Every blocking read polls the cancellable's fd, which GLib makes and closes again on
+   * each call unless someone holds it: hold it for the whole stream. */
+  if (g_cancellable_make_pollfd (probe->cancellable, &cancel_fd))
+    {
+      probe_read_stream_loop (probe);
+      g_cancellable_release_fd (probe->cancellable);
+    }
+  else
+    {
+      probe_read_stream_loop (probe);
+    }
 }
 
 static void
-on_read (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
+probe_read_stream_loop (Probe *probe)
 {
-  Probe *probe = user_data;
-  gint64 now = g_get_monotonic_time ();
-  g_autoptr(GError) error = NULL;
   g_autoptr(GError) parse_error = NULL;
-  gssize n;
 
-  n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
-  probe->now = now;
+  probe->buffer = g_malloc (READ_BUFFER_SIZE);
+  probe->parser = relay_sse_parser_new (probe->run->max_line, on_sse_event, probe);
 
-  if (n < 0)
+  for (;;)
     {
-      if (probe->saw_done)
+      g_autoptr(GError) error = NULL;
+      gssize n;
+
+      n = g_input_stream_read (probe->stream, probe->buffer, READ_BUFFER_SIZE,
+                               probe->cancellable, &error);
+      probe->now = g_get_monotonic_time ();
+
+      if (n < 0)
         {
-          /* The stream had already ended properly; a late close is not the probe's fault. */
-          probe_finish (probe);
+          if (probe->saw_done)
+            {
+              /* The stream had already ended properly; a late close is not the probe's fault. */
+            }
+          else if (probe_interrupted (probe))
+            {
+              probe_fail_interrupted (probe);
+            }
+          else
+            {
+              g_autofree char *message =
+                g_strdup_printf (_("The connection broke after %u chunks: %s. The server or a "
+                                   "proxy on the way reset the stream."),
+                                 relay_trace_get_n_chunks (probe->shadow), error->message);
+              probe_fail (probe, RELAY_ERROR_STAGE_STREAM, "reset", message);
+            }
+          return;
         }
-      else if (probe_interrupted (probe))
+
+      if (n == 0)
         {
-          probe_fail_interrupted (probe);
-          probe_finish (probe);
+          probe->eof = TRUE;
+          probe_end_of_stream (probe);
+          return;
         }
-      else
+
+      if (!relay_trace_has_mark (probe->shadow, RELAY_MARK_FIRST_BYTE))
+        probe_mark (probe, RELAY_MARK_FIRST_BYTE, probe->now);
+
+      if (!probe->saw_done &&
+          !relay_sse_parser_feed (probe->parser, (const char *) probe->buffer, n, &parse_error))
         {
-          g_autofree char *message =
-            g_strdup_printf (_("The connection broke after %u chunks: %s. The server or a "
-                               "proxy on the way reset the stream."),
-                             relay_trace_get_n_chunks (probe->shadow), error->message);
-          probe_fail (probe, RELAY_ERROR_STAGE_STREAM, "reset", message);
-          probe_finish (probe);
+          if (parse_error != NULL)
+            probe_fail (probe, RELAY_ERROR_STAGE_PARSE, "line-too-long", parse_error->message);
+          probe->stop_reading = TRUE;
         }
-      return;
+
+      probe_post_progress (probe, FALSE);
+
+      if (probe->stop_reading)
+        return;
+
+      /* The body should end right after the terminator; do not wait long if it does not. */
+      if (probe->saw_done && probe->grace_deadline == 0)
+        {
+          g_mutex_lock (&probe->run->lock);
+          probe->grace_deadline = probe->now + DONE_GRACE_MS * 1000;
+          g_cond_broadcast (&probe->run->cond);
+          g_mutex_unlock (&probe->run->lock);
+        }
     }
-
-  if (n == 0)
-    {
-      probe_end_of_stream (probe);
-      return;
-    }
-
-  if (!relay_trace_has_mark (probe->shadow, RELAY_MARK_FIRST_BYTE))
-    probe_mark (probe, RELAY_MARK_FIRST_BYTE, now);
-
-  if (!probe->saw_done &&
-      !relay_sse_parser_feed (probe->parser, (const char *) probe->buffer, n, &parse_error))
-    {
-      if (parse_error != NULL)
-        probe_fail (probe, RELAY_ERROR_STAGE_PARSE, "line-too-long", parse_error->message);
-      probe->stop_reading = TRUE;
-    }
-
-  probe_post_progress (probe, FALSE);
-
-  if (probe->stop_reading)
-    {
-      probe_finish (probe);
-      return;
-    }
-
-  if (probe->saw_done && probe->grace_source == NULL)
-    {
-      probe->grace_source = g_timeout_source_new (DONE_GRACE_MS);
-      g_source_set_callback (probe->grace_source, grace_cb, probe, NULL);
-      g_source_attach (probe->grace_source, probe->run->worker_ctx);
-    }
-
-  probe_read_next (probe);
-}
-
-static void
-probe_read_next (Probe *probe)
-{
-  g_input_stream_read_async (probe->stream, probe->buffer, READ_BUFFER_SIZE,
-                             G_PRIORITY_DEFAULT, probe->cancellable, on_read, probe);
 }
 
 static char *
@@ -1153,58 +1147,51 @@ describe_http_error (Probe *probe,
   return g_steal_pointer (&what);
 }
 
+
 static void
-on_error_body_read (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
+probe_read_error_body (Probe *probe)
 {
-  Probe *probe = user_data;
-  g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+  char buffer[8192];
+  const char *kind;
   guint status;
+  gssize n;
 
-  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
+  probe->error_body = g_string_new (NULL);
+  while (probe->error_body->len < ERROR_BODY_MAX &&
+         (n = g_input_stream_read (probe->stream, buffer, sizeof buffer, probe->cancellable, &error)) > 0)
+    g_string_append_len (probe->error_body, buffer, n);
 
-  if (bytes != NULL && g_bytes_get_size (bytes) > 0 && probe->error_body->len < ERROR_BODY_MAX)
-    {
-      g_string_append_len (probe->error_body, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-      g_input_stream_read_bytes_async (probe->stream, 8192, G_PRIORITY_DEFAULT,
-                                       probe->cancellable, on_error_body_read, probe);
-      return;
-    }
+  if (error == NULL && probe->error_body->len < ERROR_BODY_MAX)
+    probe->eof = TRUE;
 
   if (error != NULL && probe_interrupted (probe))
     {
       probe_fail_interrupted (probe);
-      probe_finish (probe);
       return;
     }
 
   status = soup_message_get_status (probe->msg);
-  {
-    g_autofree char *message = describe_http_error (probe, status);
-    const char *kind;
+  message = describe_http_error (probe, status);
 
-    switch (status)
-      {
-      case 401: kind = "unauthorized"; break;
-      case 403: kind = "forbidden"; break;
-      case 404: kind = "not-found"; break;
-      case 429: kind = "rate-limited"; break;
-      default:
-        if (SOUP_STATUS_IS_REDIRECTION (status))
-          kind = "redirect";
-        else if (SOUP_STATUS_IS_SERVER_ERROR (status))
-          kind = "server-error";
-        else
-          kind = "client-error";
-        break;
-      }
+  switch (status)
+    {
+    case 401: kind = "unauthorized"; break;
+    case 403: kind = "forbidden"; break;
+    case 404: kind = "not-found"; break;
+    case 429: kind = "rate-limited"; break;
+    default:
+      if (SOUP_STATUS_IS_REDIRECTION (status))
+        kind = "redirect";
+      else if (SOUP_STATUS_IS_SERVER_ERROR (status))
+        kind = "server-error";
+      else
+        kind = "client-error";
+      break;
+    }
 
-    probe_fail (probe, RELAY_ERROR_STAGE_HTTP, kind, message);
-  }
-
-  probe_finish (probe);
+  probe_fail (probe, RELAY_ERROR_STAGE_HTTP, kind, message);
 }
 
 static void
@@ -1223,13 +1210,10 @@ probe_fail_send (Probe  *probe,
 
   if (probe->tls_errors != 0)
     {
-      message = describe_tls_errors (probe->tls_errors, endpoint->host);
-      probe_fail (probe, RELAY_ERROR_STAGE_TLS,
-                  (probe->tls_errors & G_TLS_CERTIFICATE_UNKNOWN_CA) ? "untrusted-certificate" :
-                  (probe->tls_errors & G_TLS_CERTIFICATE_EXPIRED) ? "expired-certificate" :
-                  (probe->tls_errors & G_TLS_CERTIFICATE_BAD_IDENTITY) ? "wrong-host-certificate" :
-                  "bad-certificate",
-                  message);
+      const char *kind;
+
+      message = describe_tls_errors (probe->tls_errors, endpoint->host, &kind);
+      probe_fail (probe, RELAY_ERROR_STAGE_TLS, kind, message);
       return;
     }
 
@@ -1307,59 +1291,6 @@ probe_fail_send (Probe  *probe,
     }
 }
 
-static void
-on_sent (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  Probe *probe = user_data;
-  g_autoptr(GError) error = NULL;
-  guint status;
-
-  probe->stream = soup_session_send_finish (SOUP_SESSION (object), result, &error);
-
-  if (probe->stream == NULL)
-    {
-      probe_fail_send (probe, error);
-      probe_finish (probe);
-      return;
-    }
-
-  probe->now = g_get_monotonic_time ();
-  probe_record_response (probe);
-  probe_post_progress (probe, TRUE);
-
-  status = soup_message_get_status (probe->msg);
-  if (!SOUP_STATUS_IS_SUCCESSFUL (status))
-    {
-      probe->error_body = g_string_new (NULL);
-      g_input_stream_read_bytes_async (probe->stream, 8192, G_PRIORITY_DEFAULT,
-                                       probe->cancellable, on_error_body_read, probe);
-      return;
-    }
-
-  {
-    SoupMessageHeaders *headers = soup_message_get_response_headers (probe->msg);
-    const char *encoding = soup_message_headers_get_one (headers, "Content-Encoding");
-
-    /* Decoding would need buffering that blurs every chunk's time; name it instead. */
-    if (encoding != NULL && g_ascii_strcasecmp (encoding, "identity") != 0)
-      {
-        g_autofree char *message =
-          g_strdup_printf (_("The server compressed the event stream (Content-Encoding: %s) "
-                             "although the probe asked for none. A proxy or relay on the way "
-                             "compresses text/event-stream, which also delays chunks: turn "
-                             "compression off for streaming responses."), encoding);
-        probe_fail (probe, RELAY_ERROR_STAGE_STREAM, "compressed", message);
-        probe_finish (probe);
-        return;
-      }
-  }
-
-  probe->buffer = g_malloc (READ_BUFFER_SIZE);
-  probe->parser = relay_sse_parser_new (probe->run->max_line, on_sse_event, probe);
-  probe_read_next (probe);
-}
 
 static void
 add_header_cb (const char *name,
@@ -1368,6 +1299,7 @@ add_header_cb (const char *name,
 {
   soup_message_headers_replace (user_data, name, value);
 }
+
 
 static GProxyResolver *
 proxy_resolver_for (EndpointSpec *endpoint)
@@ -1415,6 +1347,7 @@ proxy_resolver_for (EndpointSpec *endpoint)
   return NULL;
 }
 
+
 static SoupSession *
 session_new (RunData      *run,
              EndpointSpec *endpoint)
@@ -1434,9 +1367,65 @@ session_new (RunData      *run,
   return session;
 }
 
+
+/* Registers a cancellable that the run's cancellation must reach (a lane's warm-up). */
 static void
-probe_start (RunData *run,
-             Job     *job)
+run_track_cancellable (RunData      *run,
+                       GCancellable *cancellable,
+                       gboolean      track)
+{
+  g_mutex_lock (&run->lock);
+  if (track)
+    {
+      g_ptr_array_add (run->lane_cancellables, g_object_ref (cancellable));
+      if (run->cancelled)
+        g_cancellable_cancel (cancellable);
+    }
+  else
+    {
+      g_ptr_array_remove (run->lane_cancellables, cancellable);
+    }
+  g_mutex_unlock (&run->lock);
+}
+
+/* A lane's keep-alive session for an endpoint, opened by a cheap request the first time so
+ * that the probes find a connection in the pool. */
+static SoupSession *
+lane_warm_session (RunData      *run,
+                   EndpointSpec *endpoint,
+                   GHashTable   *warm)
+{
+  g_autoptr(SoupMessage) msg = NULL;
+  g_autoptr(GCancellable) cancellable = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  SoupSession *session;
+
+  if ((session = g_hash_table_lookup (warm, endpoint)) != NULL)
+    return g_object_ref (session);
+
+  session = session_new (run, endpoint);
+  g_hash_table_insert (warm, endpoint, session);
+
+  if (!(msg = soup_message_new (SOUP_METHOD_GET, endpoint->models_url)))
+    return g_object_ref (session);
+
+  relay_dialect_add_headers (endpoint->api, endpoint->key, add_header_cb,
+                             soup_message_get_request_headers (msg));
+  g_signal_connect (msg, "accept-certificate", G_CALLBACK (on_warm_accept_certificate), endpoint);
+
+  /* Whatever the answer, the connection is then open and pooled. */
+  cancellable = g_cancellable_new ();
+  run_track_cancellable (run, cancellable, TRUE);
+  bytes = soup_session_send_and_read (session, msg, cancellable, NULL);
+  run_track_cancellable (run, cancellable, FALSE);
+
+  return g_object_ref (session);
+}
+
+static void
+lane_run_probe (RunData    *run,
+                Job        *job,
+                GHashTable *warm)
 {
   EndpointSpec *endpoint = job->endpoint;
   RelayRequestSpec spec = {
@@ -1447,7 +1436,9 @@ probe_start (RunData *run,
   };
   g_autoptr(GDateTime) wall = NULL;
   g_autoptr(GBytes) body = NULL;
+  g_autoptr(GError) error = NULL;
   SoupMessageHeaders *headers;
+  const char *encoding;
   Probe *probe;
   Msg *msg;
   char *json;
@@ -1461,72 +1452,40 @@ probe_start (RunData *run,
   probe->pending_sent = g_array_sized_new (FALSE, FALSE, sizeof (gint64), 64);
   probe->usage = (RelayUsage) RELAY_USAGE_INIT;
 
-  g_ptr_array_add (run->probes, probe);
-  run->in_flight++;
-
-  if (run->connection == RELAY_CONNECTION_WARM && endpoint->warm != NULL)
-    probe->session = g_object_ref (endpoint->warm);
+  if (run->connection == RELAY_CONNECTION_WARM)
+    probe->session = lane_warm_session (run, endpoint, warm);
   else
     probe->session = session_new (run, endpoint);
 
   probe->msg = soup_message_new (SOUP_METHOD_POST, endpoint->url);
-  if (probe->msg == NULL || endpoint->ca_error != NULL)
+  if (probe->msg != NULL)
     {
-      g_autofree char *message = NULL;
+      soup_message_add_flags (probe->msg, SOUP_MESSAGE_COLLECT_METRICS | SOUP_MESSAGE_NO_REDIRECT);
+      if (run->connection == RELAY_CONNECTION_WARM)
+        soup_message_add_flags (probe->msg, SOUP_MESSAGE_IDEMPOTENT);
 
-      probe->t0 = g_get_monotonic_time ();
-      wall = g_date_time_new_now_local ();
-      relay_trace_set_wall_start (probe->shadow, wall);
-      relay_trace_set_mono_start (probe->shadow, probe->t0);
-      msg = msg_new (MSG_ADDED, probe);
-      msg->shadow = g_object_ref (probe->shadow);
-      post (run, msg);
-
-      if (probe->msg == NULL)
+      headers = soup_message_get_request_headers (probe->msg);
+      soup_message_headers_replace (headers, "Accept", "text/event-stream");
+      soup_message_headers_replace (headers, "Accept-Encoding", "identity");
+      relay_dialect_add_headers (endpoint->api, endpoint->key, add_header_cb, headers);
+      for (guint i = 0; endpoint->headers != NULL && endpoint->headers[i] != NULL; i++)
         {
-          message = g_strdup_printf (_("“%s” is not a valid URL."), endpoint->url);
-          probe_fail (probe, RELAY_ERROR_STAGE_CONNECT, "bad-url", message);
+          const char *colon = strchr (endpoint->headers[i], ':');
+          g_autofree char *name = NULL;
+
+          if (colon == NULL)
+            continue;
+          name = g_strstrip (g_strndup (endpoint->headers[i], colon - endpoint->headers[i]));
+          soup_message_headers_replace (headers, name, g_strchug ((char *) colon + 1));
         }
-      else
-        {
-          probe_fail (probe, RELAY_ERROR_STAGE_TLS, "ca-file", endpoint->ca_error);
-        }
-      probe_finish (probe);
-      return;
-    }
 
-  soup_message_add_flags (probe->msg, SOUP_MESSAGE_COLLECT_METRICS | SOUP_MESSAGE_NO_REDIRECT);
-  if (run->connection == RELAY_CONNECTION_WARM)
-    soup_message_add_flags (probe->msg, SOUP_MESSAGE_IDEMPOTENT);
+      json = relay_dialect_build_request_body (endpoint->api, &spec);
+      body = g_bytes_new_take (json, strlen (json));
+      soup_message_set_request_body_from_bytes (probe->msg, "application/json", body);
 
-  headers = soup_message_get_request_headers (probe->msg);
-  soup_message_headers_replace (headers, "Accept", "text/event-stream");
-  soup_message_headers_replace (headers, "Accept-Encoding", "identity");
-  relay_dialect_add_headers (endpoint->api, endpoint->key, add_header_cb, headers);
-  for (guint i = 0; endpoint->headers != NULL && endpoint->headers[i] != NULL; i++)
-    {
-      const char *colon = strchr (endpoint->headers[i], ':');
-      g_autofree char *name = NULL;
-
-      if (colon == NULL)
-        continue;
-      name = g_strstrip (g_strndup (endpoint->headers[i], colon - endpoint->headers[i]));
-      soup_message_headers_replace (headers, name, g_strchug ((char *) colon + 1));
-    }
-
-  json = relay_dialect_build_request_body (endpoint->api, &spec);
-  body = g_bytes_new_take (json, strlen (json));
-  soup_message_set_request_body_from_bytes (probe->msg, "application/json", body);
-
-  g_signal_connect (probe->msg, "network-event", G_CALLBACK (on_network_event), probe);
-  g_signal_connect (probe->msg, "wrote-body", G_CALLBACK (on_wrote_body), probe);
-  g_signal_connect (probe->msg, "accept-certificate", G_CALLBACK (on_accept_certificate), probe);
-
-  if (run->timeout > 0)
-    {
-      probe->timeout_source = g_timeout_source_new ((guint) (run->timeout * 1000));
-      g_source_set_callback (probe->timeout_source, timeout_cb, probe, NULL);
-      g_source_attach (probe->timeout_source, run->worker_ctx);
+      g_signal_connect (probe->msg, "network-event", G_CALLBACK (on_network_event), probe);
+      g_signal_connect (probe->msg, "wrote-body", G_CALLBACK (on_wrote_body), probe);
+      g_signal_connect (probe->msg, "accept-certificate", G_CALLBACK (on_accept_certificate), probe);
     }
 
   wall = g_date_time_new_now_local ();
@@ -1535,83 +1494,142 @@ probe_start (RunData *run,
   relay_trace_set_wall_start (probe->shadow, wall);
   relay_trace_set_mono_start (probe->shadow, probe->t0);
 
+  g_mutex_lock (&run->lock);
+  if (run->timeout > 0)
+    probe->deadline = probe->t0 + (gint64) (run->timeout * G_USEC_PER_SEC);
+  g_ptr_array_add (run->probes, probe);
+  if (run->cancelled)
+    g_cancellable_cancel (probe->cancellable);
+  g_cond_broadcast (&run->cond);
+  g_mutex_unlock (&run->lock);
+
   msg = msg_new (MSG_ADDED, probe);
   msg->shadow = g_object_ref (probe->shadow);
   post (run, msg);
 
-  soup_session_send_async (probe->session, probe->msg, G_PRIORITY_DEFAULT,
-                           probe->cancellable, on_sent, probe);
+  if (probe->msg == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("“%s” is not a valid URL."), endpoint->url);
+
+      probe_fail (probe, RELAY_ERROR_STAGE_CONNECT, "bad-url", message);
+      probe_finish (probe);
+      return;
+    }
+
+  if (endpoint->ca_error != NULL)
+    {
+      probe_fail (probe, RELAY_ERROR_STAGE_TLS, "ca-file", endpoint->ca_error);
+      probe_finish (probe);
+      return;
+    }
+
+  probe->stream = soup_session_send (probe->session, probe->msg, probe->cancellable, &error);
+  if (probe->stream == NULL)
+    {
+      probe_fail_send (probe, error);
+      probe_finish (probe);
+      return;
+    }
+
+  probe->now = g_get_monotonic_time ();
+  probe_record_response (probe);
+  probe_post_progress (probe, TRUE);
+
+  if (!SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (probe->msg)))
+    {
+      probe_read_error_body (probe);
+      probe_finish (probe);
+      return;
+    }
+
+  /* Decoding would need buffering that blurs every chunk's time; name it instead. */
+  encoding = soup_message_headers_get_one (soup_message_get_response_headers (probe->msg),
+                                           "Content-Encoding");
+  if (encoding != NULL && g_ascii_strcasecmp (encoding, "identity") != 0)
+    {
+      g_autofree char *message =
+        g_strdup_printf (_("The server compressed the event stream (Content-Encoding: %s) "
+                           "although the probe asked for none. A proxy or relay on the way "
+                           "compresses text/event-stream, which also delays chunks: turn "
+                           "compression off for streaming responses."), encoding);
+      probe_fail (probe, RELAY_ERROR_STAGE_STREAM, "compressed", message);
+      probe_finish (probe);
+      return;
+    }
+
+  probe_read_stream (probe);
+  probe_finish (probe);
 }
 
-static gboolean
-rate_cb (gpointer user_data)
+/* A lane runs one probe at a time, taking jobs in order while the rate allows. */
+static gpointer
+lane_thread (gpointer data)
 {
-  RunData *run = user_data;
+  RunData *run = data;
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GHashTable) warm = g_hash_table_new_full (NULL, NULL, NULL, g_object_unref);
+  GHashTableIter iter;
+  gpointer session;
 
-  g_clear_pointer (&run->rate_source, g_source_unref);
-  run_schedule (run);
-  return G_SOURCE_REMOVE;
+  /* libsoup binds a session to the thread-default context it was made in. */
+  g_main_context_push_thread_default (context);
+
+  for (;;)
+    {
+      Job *job = NULL;
+
+      g_mutex_lock (&run->lock);
+      while (!run->cancelled && run->next_job < run->jobs->len)
+        {
+          gint64 now = g_get_monotonic_time ();
+
+          if (run->rate <= 0 || now >= run->next_start_us)
+            {
+              job = g_ptr_array_index (run->jobs, run->next_job++);
+              if (run->rate > 0)
+                run->next_start_us = MAX (now, run->next_start_us) + (gint64) (G_USEC_PER_SEC / run->rate);
+              break;
+            }
+          g_cond_wait_until (&run->cond, &run->lock, run->next_start_us);
+        }
+      g_mutex_unlock (&run->lock);
+
+      if (job == NULL)
+        break;
+
+      lane_run_probe (run, job, warm);
+    }
+
+  g_hash_table_iter_init (&iter, warm);
+  while (g_hash_table_iter_next (&iter, NULL, &session))
+    soup_session_abort (session);
+  g_hash_table_remove_all (warm);
+  while (g_main_context_iteration (context, FALSE))
+    ;
+  g_main_context_pop_thread_default (context);
+
+  g_mutex_lock (&run->lock);
+  run->lanes_running--;
+  g_cond_broadcast (&run->cond);
+  g_mutex_unlock (&run->lock);
+
+  return NULL;
 }
 
 static void
-run_schedule (RunData *run)
-{
-  while (!run->cancelled &&
-         run->warming == 0 &&
-         run->next_job < run->jobs->len &&
-         run->in_flight < run->concurrency)
-    {
-      gint64 now = g_get_monotonic_time ();
-
-      if (run->rate > 0 && now < run->next_start_us)
-        {
-          if (run->rate_source == NULL)
-            {
-              run->rate_source = g_timeout_source_new (MAX (1, (run->next_start_us - now + 999) / 1000));
-              g_source_set_callback (run->rate_source, rate_cb, run, NULL);
-              g_source_attach (run->rate_source, run->worker_ctx);
-            }
-          return;
-        }
-
-      if (run->rate > 0)
-        run->next_start_us = MAX (now, run->next_start_us) + (gint64) (G_USEC_PER_SEC / run->rate);
-
-      probe_start (run, g_ptr_array_index (run->jobs, run->next_job++));
-    }
-
-  if (run->in_flight == 0 && run->warming == 0 &&
-      (run->cancelled || run->next_job >= run->jobs->len))
-    g_main_loop_quit (run->loop);
-}
-
-static gboolean
 on_run_cancelled (GCancellable *cancellable,
                   gpointer      user_data)
 {
   RunData *run = user_data;
 
+  g_mutex_lock (&run->lock);
   run->cancelled = TRUE;
-  g_cancellable_cancel (run->worker_cancellable);
   for (guint i = 0; i < run->probes->len; i++)
     g_cancellable_cancel (((Probe *) g_ptr_array_index (run->probes, i))->cancellable);
-
-  run_schedule (run);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_warmed (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  RunData *run = user_data;
-  g_autoptr(GBytes) bytes = NULL;
-
-  /* Whatever the answer, the connection is now open and pooled. */
-  bytes = soup_session_send_and_read_finish (SOUP_SESSION (object), result, NULL);
-  run->warming--;
-  run_schedule (run);
+  for (guint i = 0; i < run->lane_cancellables->len; i++)
+    g_cancellable_cancel (g_ptr_array_index (run->lane_cancellables, i));
+  g_cond_broadcast (&run->cond);
+  g_mutex_unlock (&run->lock);
 }
 
 static void
@@ -1643,60 +1661,81 @@ run_prepare_endpoints (RunData *run)
                                                     endpoint->ca_file, why);
             }
         }
-
-      if (run->connection == RELAY_CONNECTION_WARM)
-        {
-          g_autoptr(SoupMessage) msg = soup_message_new (SOUP_METHOD_GET, endpoint->models_url);
-
-          endpoint->warm = session_new (run, endpoint);
-          if (msg == NULL)
-            continue;
-
-          relay_dialect_add_headers (endpoint->api, endpoint->key, add_header_cb,
-                                     soup_message_get_request_headers (msg));
-          g_signal_connect (msg, "accept-certificate", G_CALLBACK (on_warm_accept_certificate), endpoint);
-          run->warming++;
-          soup_session_send_and_read_async (endpoint->warm, msg, G_PRIORITY_DEFAULT,
-                                            run->worker_cancellable, on_warmed, run);
-        }
     }
 }
 
+/* Starts the lanes, then watches deadlines until every lane is done. */
 static gpointer
-worker_thread (gpointer data)
+coordinator_thread (gpointer data)
 {
   RunData *run = data;
-
-  g_main_context_push_thread_default (run->worker_ctx);
-
-  run->cancel_source = g_cancellable_source_new (run->cancellable);
-  g_source_set_callback (run->cancel_source, G_SOURCE_FUNC (on_run_cancelled), run, NULL);
-  g_source_attach (run->cancel_source, run->worker_ctx);
+  g_autoptr(GPtrArray) lanes = g_ptr_array_new ();
+  guint n_lanes;
 
   run_prepare_endpoints (run);
-  run_schedule (run);
 
-  if (run->in_flight > 0 || run->warming > 0 || run->next_job < run->jobs->len)
-    g_main_loop_run (run->loop);
+  n_lanes = MIN (MIN (run->concurrency, run->jobs->len), MAX_LANES);
 
-  clear_source (&run->rate_source);
-  g_source_destroy (run->cancel_source);
-  g_clear_pointer (&run->cancel_source, g_source_unref);
+  g_mutex_lock (&run->lock);
+  run->lanes_running = n_lanes;
+  g_mutex_unlock (&run->lock);
 
-  /* Sessions belong to this thread's context: drop them here, and let their connections close. */
-  for (guint i = 0; i < run->endpoints->len; i++)
+  for (guint i = 0; i < n_lanes; i++)
     {
-      EndpointSpec *endpoint = g_ptr_array_index (run->endpoints, i);
+      g_autoptr(GError) error = NULL;
+      GThread *lane = g_thread_try_new ("relayscope-lane", lane_thread, run, &error);
 
-      if (endpoint->warm != NULL)
-        soup_session_abort (endpoint->warm);
-      g_clear_object (&endpoint->warm);
-      g_clear_object (&endpoint->copy);
+      if (lane == NULL)
+        {
+          g_warning ("Cannot start a probe thread: %s", error->message);
+          g_mutex_lock (&run->lock);
+          run->lanes_running--;
+          g_mutex_unlock (&run->lock);
+          continue;
+        }
+      g_ptr_array_add (lanes, lane);
     }
-  while (g_main_context_iteration (run->worker_ctx, FALSE))
-    ;
 
-  g_main_context_pop_thread_default (run->worker_ctx);
+  g_mutex_lock (&run->lock);
+  while (run->lanes_running > 0)
+    {
+      gint64 now = g_get_monotonic_time ();
+      gint64 next = now + G_USEC_PER_SEC;
+
+      for (guint i = 0; i < run->probes->len; i++)
+        {
+          Probe *probe = g_ptr_array_index (run->probes, i);
+
+          if (probe->deadline > 0 && now >= probe->deadline)
+            {
+              probe->deadline = 0;
+              g_atomic_int_set (&probe->timed_out, TRUE);
+              g_cancellable_cancel (probe->cancellable);
+            }
+          else if (probe->deadline > 0)
+            next = MIN (next, probe->deadline);
+
+          if (probe->grace_deadline > 0 && probe->grace_deadline != G_MAXINT64)
+            {
+              if (now >= probe->grace_deadline)
+                {
+                  probe->grace_deadline = G_MAXINT64;
+                  g_cancellable_cancel (probe->cancellable);
+                }
+              else
+                next = MIN (next, probe->grace_deadline);
+            }
+        }
+
+      g_cond_wait_until (&run->cond, &run->lock, next);
+    }
+  g_mutex_unlock (&run->lock);
+
+  for (guint i = 0; i < lanes->len; i++)
+    g_thread_join (g_ptr_array_index (lanes, i));
+
+  for (guint i = 0; i < run->endpoints->len; i++)
+    g_clear_object (&((EndpointSpec *) g_ptr_array_index (run->endpoints, i))->copy);
 
   post (run, msg_new (MSG_DONE, NULL));
   run_data_unref (run);
@@ -1874,10 +1913,10 @@ relay_prober_run_async (RelayProber         *self,
   run->cancellable = cancellable ? g_object_ref (cancellable) : g_cancellable_new ();
   run->key_func = self->key_func;
   run->key_data = self->key_data;
-  run->worker_cancellable = g_cancellable_new ();
-  run->worker_ctx = g_main_context_new ();
-  run->loop = g_main_loop_new (run->worker_ctx, FALSE);
+  g_mutex_init (&run->lock);
+  g_cond_init (&run->cond);
   run->probes = g_ptr_array_new ();
+  run->lane_cancellables = g_ptr_array_new_with_free_func (g_object_unref);
   run->queue = g_async_queue_new ();
 
   /* One run per endpoint × model; jobs interleave the runs so that every endpoint is sampled
@@ -1930,10 +1969,15 @@ relay_prober_run_async (RelayProber         *self,
         g_ptr_array_add (run->jobs, job);
       }
 
-  run->thread = g_thread_try_new ("relayscope-prober", worker_thread, run_data_ref (run), &error);
+  /* The handler runs in whichever thread cancels; it only flags and cancels under the lock. */
+  run->cancel_id = g_cancellable_connect (run->cancellable, G_CALLBACK (on_run_cancelled), run, NULL);
+
+  run->thread = g_thread_try_new ("relayscope-prober", coordinator_thread, run_data_ref (run), &error);
   if (run->thread == NULL)
     {
       g_autoptr(GTask) task = g_steal_pointer (&run->task);
+
+      g_cancellable_disconnect (run->cancellable, run->cancel_id);
 
       run_data_unref (run);
       g_task_return_error (task, g_steal_pointer (&error));

@@ -1875,6 +1875,7 @@ listen_on (SoupServer   *soup,
            GError      **error)
 {
   g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GSocket) socket = NULL;
 
   if (!(address = g_inet_socket_address_new_from_string (host, port)))
     {
@@ -1883,7 +1884,17 @@ listen_on (SoupServer   *soup,
       return FALSE;
     }
 
-  return soup_server_listen (soup, address, tls ? SOUP_SERVER_LISTEN_HTTPS : 0, error);
+  /* Hundreds of probes connect at once in capacity runs: GLib's default backlog of 10
+   * would drop their handshakes and make the relay, not the client, the bottleneck. */
+  socket = g_socket_new (g_socket_address_get_family (address), G_SOCKET_TYPE_STREAM,
+                         G_SOCKET_PROTOCOL_TCP, error);
+  if (socket == NULL)
+    return FALSE;
+  g_socket_set_listen_backlog (socket, 1024);
+  if (!g_socket_bind (socket, address, TRUE, error) || !g_socket_listen (socket, error))
+    return FALSE;
+
+  return soup_server_listen_socket (soup, socket, tls ? SOUP_SERVER_LISTEN_HTTPS : 0, error);
 }
 
 static gboolean
