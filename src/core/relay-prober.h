@@ -1,4 +1,4 @@
-/* relay-prober.h: runs a probe plan on its own thread and reports traces as they progress.
+/* relay-prober.h: runs a probe plan on threads of its own and reports traces as they progress.
  *
  * Copyright 2026 The Relayscope authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -29,8 +29,9 @@ void         relay_prober_set_key_func (RelayProber   *self,
 
 /* Adds the plan's endpoints and runs to session, then a trace per probe as it starts.
  * Signals ("trace-added", "trace-changed", "trace-finished") are emitted in the thread-default
- * main context of the caller; the HTTP work happens on a thread of its own so that stamps are
- * not delayed by the caller's main loop. Cancelling finishes every trace as "cancelled". */
+ * main context of the caller; each probe in flight does its HTTP work on a thread of its own
+ * (so concurrency is the number of those threads), so that stamps are not delayed by the
+ * caller's main loop nor by other probes. Cancelling finishes every trace as "cancelled". */
 void         relay_prober_run_async   (RelayProber         *self,
                                        RelayProbePlan      *plan,
                                        RelaySession        *session,
