@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "relay-cli.h"
+#include "relay-findings.h"
 #include "relay-summary.h"
 
 typedef struct
@@ -237,6 +238,13 @@ relay_cli_format_json (RelaySession *session)
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
+
+  {
+    g_autoptr(GPtrArray) findings = relay_findings_analyze (session);
+
+    json_builder_set_member_name (builder, "findings");
+    json_builder_add_value (builder, relay_findings_to_json (findings));
+  }
   json_builder_end_object (builder);
 
   root = json_builder_get_root (builder);

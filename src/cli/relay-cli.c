@@ -16,6 +16,7 @@
 #include "relay-budget.h"
 #include "relay-cli-private.h"
 #include "relay-cli-experiment.h"
+#include "relay-findings.h"
 #include "relay-prober.h"
 #include "relay-sim-demo.h"
 #include "relay-summary.h"
@@ -168,9 +169,17 @@ report (RelaySession *session,
     {
       g_autofree char *table = relay_cli_format_table (session);
 
+      g_autoptr(GPtrArray) findings = relay_findings_analyze (session);
+
       g_print ("%s", table);
       if (errors != NULL)
         g_print ("\n%s\n%s", _("Failed probes:"), errors);
+      if (findings->len > 0)
+        {
+          g_autofree char *text = relay_findings_format_text (findings);
+
+          g_print ("\n%s", text);
+        }
     }
 
   if (overruns != NULL && overruns->len > 0)
@@ -654,6 +663,7 @@ print_usage (void)
              "  relayscope-cli check S --budget FILE    check a session against a latency budget\n"
              "  relayscope-cli export S --format F -o OUT  HAR, CSV, JSON lines, PDF, PNG or SVG\n"
              "  relayscope-cli curl S --trace N         print a probe's request as a curl command\n"
+             "  relayscope-cli experiment NAME URL…     run a guided experiment and explain it\n"
              "\n"
              "“relayscope-cli COMMAND --help” lists a command's options.\n"));
 }
