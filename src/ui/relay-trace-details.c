@@ -125,7 +125,7 @@ build_summary (RelayTraceDetails *self)
     run = relay_session_get_run (self->session, relay_trace_get_run (trace));
 
   if (run != NULL)
-    title = g_strdup_printf ("%s · %s · #%u", relay_run_get_endpoint (run),
+    title = g_strdup_printf ("%s · %s · #%u", relay_chart_short_endpoint_name (relay_run_get_endpoint (run)),
                              relay_run_get_model (run), relay_trace_get_seq (trace));
   else
     title = g_strdup_printf (_("Trace #%u"), relay_trace_get_seq (trace));
