@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -517,7 +518,7 @@ relay_window_autosave (RelayWindow  *self,
 {
   g_autoptr(GFile) dir = NULL;
   g_autoptr(GFile) origin = NULL;
-  g_autoptr(GError) local_error = NULL;
+  g_autofree char *dir_path = NULL;
   const char *origin_uri = NULL;
   g_autofree char *owned_uri = NULL;
 
@@ -526,11 +527,15 @@ relay_window_autosave (RelayWindow  *self,
   if (self->autosave_file == NULL || !session_is_dirty (self))
     return TRUE;
 
+  /* Private: a session holds the prompts, which may be confidential. */
   dir = g_file_get_parent (self->autosave_file);
-  if (!g_file_make_directory_with_parents (dir, NULL, &local_error) &&
-      !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+  dir_path = g_file_get_path (dir);
+  if (g_mkdir_with_parents (dir_path, 0700) != 0)
     {
-      g_propagate_error (error, g_steal_pointer (&local_error));
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   _("Cannot create the folder “%s”: %s"), dir_path, g_strerror (saved_errno));
       return FALSE;
     }
 
