@@ -130,7 +130,8 @@ validate_cb (RelayEndpointEditor *self)
   else
     gtk_widget_add_css_class (GTK_WIDGET (self->name_row), "error");
 
-  if (url_ok || url[0] == '\0')
+  /* The scheme a new endpoint starts with is a hint, not a mistake yet. */
+  if (url_ok || url[0] == '\0' || g_str_equal (url, "https://") || g_str_equal (url, "http://"))
     gtk_widget_remove_css_class (GTK_WIDGET (self->url_row), "error");
   else
     gtk_widget_add_css_class (GTK_WIDGET (self->url_row), "error");
