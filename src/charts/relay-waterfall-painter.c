@@ -1362,6 +1362,7 @@ draw_row (RelayWaterfallPainter *self,
   g_autofree char *label = row_label (self, row);
   g_autofree char *status = NULL;
   double lw = label_width (width);
+  double split;
   double end_x = -1;
   gboolean is_error = FALSE;
   guint n;
@@ -1383,13 +1384,15 @@ draw_row (RelayWaterfallPainter *self,
       cairo_fill (cr);
     }
 
+  /* Grouped rows are labelled "#3" only: the status ("TTFT 221 ms") gets the room. */
+  split = lw * (self->group_by_endpoint ? 0.3 : 0.62);
   status = row_status (self, row, &is_error);
   show_text (cr, layout, label, &self->style.foreground,
              PAD + (self->group_by_endpoint ? PAD : 0), y + ROW_HEIGHT / 2,
-             lw * 0.62 - PAD, PANGO_ALIGN_LEFT);
+             split - PAD, PANGO_ALIGN_LEFT);
   if (status != NULL)
     show_text (cr, layout, status, is_error ? &self->style.error : &self->style.muted,
-               lw * 0.62, y + ROW_HEIGHT / 2, lw * 0.38, PANGO_ALIGN_RIGHT);
+               split, y + ROW_HEIGHT / 2, lw - split - PAD / 2, PANGO_ALIGN_RIGHT);
 
   cairo_save (cr);
   cairo_rectangle (cr, x0, y, x1 - x0, ROW_HEIGHT);
