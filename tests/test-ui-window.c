@@ -335,6 +335,91 @@ test_window_keyboard (void)
   close_window (window);
 }
 
+static GtkColumnView *
+find_column_view (GtkWidget *widget)
+{
+  if (GTK_IS_COLUMN_VIEW (widget))
+    return GTK_COLUMN_VIEW (widget);
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkColumnView *found = find_column_view (child);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+/* A metric's column shows "p50 / p95" and sorts by the median; errors come early. */
+static void
+test_window_table_sort (void)
+{
+  RelayWindow *window = new_window ();
+  g_autoptr(RelaySession) session = build_session ();
+  g_autofree char *path = g_build_filename (tmpdir, "sort.relayscope", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GtkColumnView *view;
+  GListModel *columns;
+  GListModel *rows;
+  GtkColumnViewColumn *ttft = NULL;
+  const char *titles[4] = { NULL };
+  static const double expected[] = { 185, 265, 425 };   /* medians of x and x + 10 */
+
+  g_assert_true (relay_session_save (session, file, NULL, &error));
+  g_assert_true (relay_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  flush_events ();
+
+  view = find_column_view (GTK_WIDGET (relay_window_get_summary_table (window)));
+  g_assert_nonnull (view);
+  columns = gtk_column_view_get_columns (view);
+
+  /* The figures users compare first are among the first columns. */
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      titles[i] = gtk_column_view_column_get_title (column);
+    }
+  g_assert_cmpstr (titles[0], ==, "Endpoint");
+  g_assert_cmpstr (titles[3], ==, "Errors");
+
+  for (guint i = 0; i < g_list_model_get_n_items (columns); i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column = g_list_model_get_item (columns, i);
+
+      if (g_strcmp0 (gtk_column_view_column_get_title (column), "TTFT") == 0)
+        ttft = column;
+    }
+  g_assert_nonnull (ttft);
+  g_assert_cmpuint (g_list_model_get_n_items (columns), <=, 12);
+
+  gtk_column_view_sort_by_column (view, ttft, GTK_SORT_ASCENDING);
+  rows = G_LIST_MODEL (gtk_column_view_get_model (view));
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(RelaySummaryItem) item = g_list_model_get_item (rows, i);
+
+      g_assert_cmpfloat_with_epsilon (relay_summary_item_get_row (item)->stats[RELAY_METRIC_TTFT].p50,
+                                      expected[i], 0.01);
+    }
+
+  gtk_column_view_sort_by_column (view, ttft, GTK_SORT_DESCENDING);
+  {
+    g_autoptr(RelaySummaryItem) item = g_list_model_get_item (rows, 0);
+
+    g_assert_cmpfloat_with_epsilon (relay_summary_item_get_row (item)->stats[RELAY_METRIC_TTFT].p50, 425, 0.01);
+  }
+
+  close_window (window);
+}
+
 static void
 test_window_save_open (void)
 {
@@ -723,6 +808,7 @@ main (int   argc,
   g_test_add_func ("/ui/window/load-fixture", test_window_load_fixture);
   g_test_add_func ("/ui/window/table-rows", test_window_table_rows);
   g_test_add_func ("/ui/window/keyboard", test_window_keyboard);
+  g_test_add_func ("/ui/window/table-sort", test_window_table_sort);
   g_test_add_func ("/ui/window/save-open", test_window_save_open);
   g_test_add_func ("/ui/window/bad-file", test_window_bad_file);
   g_test_add_func ("/ui/window/export", test_window_export);
