@@ -92,7 +92,7 @@ struct _RelaySummaryTable
   GHashTable    *error_kinds;
   double         best_p50[RELAY_N_METRICS];
   double         best_p95[RELAY_N_METRICS];
-  guint          n_rows;
+  guint          n_valued[RELAY_N_METRICS];  /* rows with a median for the metric */
 };
 
 G_DEFINE_FINAL_TYPE (RelaySummaryTable, relay_summary_table, GTK_TYPE_WIDGET)
@@ -210,6 +210,7 @@ setup_cb (GtkSignalListItemFactory *factory,
       gtk_box_append (GTK_BOX (box), p95);
       gtk_widget_set_halign (box, GTK_ALIGN_CENTER);
       g_object_set_data (G_OBJECT (box), "p50", p50);
+      g_object_set_data (G_OBJECT (box), "slash", slash);
       g_object_set_data (G_OBJECT (box), "p95", p95);
       gtk_list_item_set_child (item, box);
       return;
@@ -271,13 +272,18 @@ bind_cb (GtkSignalListItemFactory *factory,
     {
       const RelayStats *stats = &row->stats[metric];
       gboolean estimated = metric == RELAY_METRIC_TOKENS_PER_SECOND && row->tokens_estimated;
-      gboolean mark_best = self != NULL && self->n_rows > 1;
+      /* A best value needs something to beat. */
+      gboolean mark_best = self != NULL && self->n_valued[metric] > 1;
+      gboolean empty = isnan (stats->p50) && isnan (stats->p95);
       g_autofree char *tooltip = NULL;
 
       set_figure (g_object_get_data (G_OBJECT (child), "p50"), metric, stats->p50,
                   self != NULL ? self->best_p50[metric] : NAN, estimated, mark_best);
       set_figure (g_object_get_data (G_OBJECT (child), "p95"), metric, stats->p95,
                   self != NULL ? self->best_p95[metric] : NAN, estimated, mark_best);
+      /* Nothing measured reads as one dash, not "— / —". */
+      gtk_widget_set_visible (g_object_get_data (G_OBJECT (child), "slash"), !empty);
+      gtk_widget_set_visible (g_object_get_data (G_OBJECT (child), "p95"), !empty);
 
       if (stats->n > 0)
         /* Translators: a table cell's tooltip: metric, median, 95th percentile, sample count */
@@ -393,6 +399,7 @@ compute_best (RelaySummaryTable *self,
     {
       self->best_p50[m] = NAN;
       self->best_p95[m] = NAN;
+      self->n_valued[m] = 0;
 
       for (guint i = 0; i < items->len; i++)
         {
@@ -401,6 +408,9 @@ compute_best (RelaySummaryTable *self,
           gboolean high = m == RELAY_METRIC_TOKENS_PER_SECOND;
           double p50 = row->stats[m].p50;
           double p95 = row->stats[m].p95;
+
+          if (!isnan (p50))
+            self->n_valued[m]++;
 
           if (!isnan (p50) && (isnan (self->best_p50[m]) || (high ? p50 > self->best_p50[m] : p50 < self->best_p50[m])))
             self->best_p50[m] = p50;
@@ -498,7 +508,6 @@ relay_summary_table_refresh (RelaySummaryTable *self)
   /* The best values and error kinds first: cells read them when the splice binds them. */
   compute_best (self, items);
   collect_error_kinds (self);
-  self->n_rows = items->len;
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        items->pdata, items->len);
 
