@@ -15,6 +15,8 @@
 
 #include "relay-endpoint-editor.h"
 #include "relay-endpoint-store.h"
+#include "relay-experiment-dialog.h"
+#include "relay-findings-view.h"
 #include "relay-prober.h"
 #include "relay-window.h"
 
@@ -37,6 +39,9 @@ struct _RelayWindow
   GListStore           *stream_selection;
 
   RelayProber          *prober;
+  RelayExperiment      *experiment;
+  guint                 experiment_step;
+  guint                 experiment_n_steps;
   GCancellable         *run_cancellable;
   guint                 n_planned;
   guint                 n_finished;
@@ -56,6 +61,7 @@ struct _RelayWindow
   GtkToggleButton      *align_start_button;
   RelayComposer        *composer;
   GtkListView          *endpoints_list;
+  RelayFindingsView    *findings_view;
   AdwLeaflet           *leaflet;
   GtkStack             *main_stack;
   GtkProgressBar       *progress_bar;
@@ -255,6 +261,7 @@ update_actions (RelayWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.open-recent", !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.demo", !running);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.experiment", !running && has_endpoints);
   gtk_stack_set_visible_child_name (self->run_stack, running ? "stop" : "run");
 }
 
@@ -357,6 +364,7 @@ set_session (RelayWindow  *self,
   relay_waterfall_view_set_session (self->waterfall_view, session);
   relay_trace_details_set_trace (self->trace_details, NULL, session);
   relay_summary_table_set_session (self->summary_table, session);
+  relay_findings_view_set_session (self->findings_view, session);
   update_stream_scope (self);
 
   update_title (self);
@@ -1068,9 +1076,14 @@ update_progress (RelayWindow *self)
       return;
     }
 
-  /* Translators: progress of a run, "12 of 24 probes" */
-  text = g_strdup_printf (ngettext ("%u of %u probe", "%u of %u probes", self->n_planned),
-                          self->n_finished, self->n_planned);
+  if (self->experiment != NULL && self->experiment_n_steps > 0)
+    /* Translators: progress of an experiment, "Step 2 of 5: 4 concurrent streams" */
+    text = g_strdup_printf (_("Step %u of %u: %s"), self->experiment_step + 1, self->experiment_n_steps,
+                            relay_experiment_get_step_label (self->experiment, self->experiment_step));
+  else
+    /* Translators: progress of a run, "12 of 24 probes" */
+    text = g_strdup_printf (ngettext ("%u of %u probe", "%u of %u probes", self->n_planned),
+                            self->n_finished, self->n_planned);
   gtk_label_set_text (self->progress_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->progress_label), TRUE);
   gtk_widget_set_visible (GTK_WIDGET (self->progress_bar), TRUE);
@@ -1110,17 +1123,14 @@ trace_finished_cb (RelayProber *prober,
   update_progress (self);
 }
 
-static void
-run_finished_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+/* Tears a run down (plain or experiment); FALSE when the window closed with it. */
+static gboolean
+end_run (RelayWindow *self)
 {
-  g_autoptr(RelayWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  gboolean ok = relay_prober_run_finish (RELAY_PROBER (object), result, &error);
-  g_autofree char *message = NULL;
-
-  g_signal_handlers_disconnect_by_data (object, self);
+  g_signal_handlers_disconnect_by_data (self->prober, self);
+  if (self->experiment != NULL)
+    g_signal_handlers_disconnect_by_data (self->experiment, self);
+  g_clear_object (&self->experiment);
   g_clear_object (&self->run_cancellable);
   g_clear_object (&self->prober);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
@@ -1134,16 +1144,34 @@ run_finished_cb (GObject      *object,
   update_actions (self);
   update_pages (self);
 
+  relay_findings_view_refresh (self->findings_view);
+
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 
   if (self->close_after_run)
     {
       gtk_window_destroy (GTK_WINDOW (self));
-      return;
+      return FALSE;
     }
 
   /* A finished run is the work most worth keeping. */
   autosave_or_warn (self);
+
+  return TRUE;
+}
+
+static void
+run_finished_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(RelayWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean ok = relay_prober_run_finish (RELAY_PROBER (object), result, &error);
+  g_autofree char *message = NULL;
+
+  if (!end_run (self))
+    return;
 
   if (!ok && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     message = g_strdup (_("Probes stopped"));
@@ -1176,6 +1204,39 @@ count_planned (RelayProbePlan *plan)
   return n;
 }
 
+/* Sets up the prober and the live views for n_planned probes. */
+static void
+begin_run (RelayWindow *self,
+           guint        n_planned)
+{
+  self->n_planned = n_planned;
+  self->n_finished = 0;
+  self->n_failed = 0;
+  self->run_cancellable = g_cancellable_new ();
+  self->prober = relay_prober_new ();
+  relay_prober_set_key_func (self->prober, relay_endpoint_store_key_func, NULL, NULL);
+  g_signal_connect (self->prober, "trace-added", G_CALLBACK (trace_added_cb), self);
+  g_signal_connect (self->prober, "trace-changed", G_CALLBACK (trace_changed_cb), self);
+  g_signal_connect (self->prober, "trace-finished", G_CALLBACK (trace_finished_cb), self);
+
+  /* Chunks arrive far faster than anyone reads: refresh the secondary views 10 times a second. */
+  self->refresh_id = g_timeout_add (100, refresh_views_cb, self);
+  relay_waterfall_view_set_live (self->waterfall_view, TRUE);
+  relay_waterfall_view_zoom_reset (self->waterfall_view);
+}
+
+/* Shows a run that has begun. */
+static void
+show_run_started (RelayWindow *self)
+{
+  update_progress (self);
+  update_actions (self);
+  update_pages (self);
+  adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+}
+
 gboolean
 relay_window_run (RelayWindow *self)
 {
@@ -1192,32 +1253,152 @@ relay_window_run (RelayWindow *self)
       return FALSE;
     }
 
-  self->n_planned = count_planned (plan);
-  self->n_finished = 0;
-  self->n_failed = 0;
-  self->run_cancellable = g_cancellable_new ();
-  self->prober = relay_prober_new ();
-  relay_prober_set_key_func (self->prober, relay_endpoint_store_key_func, NULL, NULL);
-  g_signal_connect (self->prober, "trace-added", G_CALLBACK (trace_added_cb), self);
-  g_signal_connect (self->prober, "trace-changed", G_CALLBACK (trace_changed_cb), self);
-  g_signal_connect (self->prober, "trace-finished", G_CALLBACK (trace_finished_cb), self);
-
-  /* Chunks arrive far faster than anyone reads: refresh the secondary views 10 times a second. */
-  self->refresh_id = g_timeout_add (100, refresh_views_cb, self);
-  relay_waterfall_view_set_live (self->waterfall_view, TRUE);
-  relay_waterfall_view_zoom_reset (self->waterfall_view);
-
+  begin_run (self, count_planned (plan));
   relay_prober_run_async (self->prober, plan, self->session, self->run_cancellable,
                           run_finished_cb, g_object_ref (self));
-
-  update_progress (self);
-  update_actions (self);
-  update_pages (self);
-  adw_leaflet_navigate (self->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
+  show_run_started (self);
 
   return TRUE;
+}
+
+/* ---- Experiments ---- */
+
+static void
+experiment_step_started_cb (RelayExperiment *experiment,
+                            guint            step,
+                            guint            n_steps,
+                            RelayWindow     *self)
+{
+  self->experiment_step = step;
+  self->experiment_n_steps = n_steps;
+  update_progress (self);
+}
+
+static void
+experiment_finished_cb (GObject      *object,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  g_autoptr(RelayWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RelayExperimentResult) answer = NULL;
+
+  answer = relay_experiment_run_finish (RELAY_EXPERIMENT (object), result, &error);
+
+  if (!end_run (self))
+    return;
+
+  /* The answer (or the partial one of a stopped run) sits on the Findings page. */
+  adw_view_stack_set_visible_child_name (self->view_stack, "findings");
+
+  if (answer == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    toast (self, _("Experiment stopped"));
+  else if (answer == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("The experiment failed: %s"), error->message);
+
+      toast (self, message);
+    }
+  else
+    toast (self, _("Experiment finished"));
+}
+
+gboolean
+relay_window_run_experiment (RelayWindow     *self,
+                             RelayExperiment *experiment)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (RELAY_IS_EXPERIMENT (experiment), FALSE);
+
+  if (self->run_cancellable != NULL)
+    return FALSE;
+
+  if (!relay_experiment_prepare (experiment, &error))
+    {
+      show_error_dialog (self, _("Cannot Run the Experiment"), error->message);
+      return FALSE;
+    }
+
+  if (self->session != NULL && relay_session_get_title (self->session) == NULL && !session_has_traces (self))
+    {
+      /* Translators: a new session's title; %s is the experiment ("Cold vs warm connection") */
+      g_autofree char *title = g_strdup_printf (_("Experiment: %s"),
+                                                relay_experiment_kind_get_title (relay_experiment_get_kind (experiment)));
+
+      relay_session_set_title (self->session, title);
+      update_title (self);
+    }
+
+  begin_run (self, relay_experiment_get_n_probes (experiment));
+  self->experiment = g_object_ref (experiment);
+  self->experiment_step = 0;
+  self->experiment_n_steps = relay_experiment_get_n_steps (experiment);
+  g_signal_connect (experiment, "step-started", G_CALLBACK (experiment_step_started_cb), self);
+  adw_view_stack_set_visible_child_name (self->view_stack, "waterfall");
+  relay_experiment_run_async (experiment, self->prober, self->session, self->run_cancellable,
+                              experiment_finished_cb, g_object_ref (self));
+  show_run_started (self);
+
+  return TRUE;
+}
+
+static void
+experiment_dialog_run_cb (RelayExperimentDialog *dialog,
+                          RelayExperiment       *experiment,
+                          RelayWindow           *self)
+{
+  relay_window_run_experiment (self, experiment);
+}
+
+RelayExperimentDialog *
+relay_window_show_experiment_dialog (RelayWindow         *self,
+                                     RelayExperimentKind  kind)
+{
+  RelayExperimentDialog *dialog;
+  g_autoptr(RelayProbePlan) plan = NULL;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) selected = NULL;
+
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), NULL);
+
+  /* The composer's targets come first in the dialog. */
+  if ((plan = relay_composer_build_plan (self->composer)))
+    {
+      GPtrArray *endpoints = relay_probe_plan_get_endpoints (plan);
+
+      for (guint i = 0; i < endpoints->len; i++)
+        g_strv_builder_add (builder, relay_endpoint_get_name (g_ptr_array_index (endpoints, i)));
+    }
+  selected = g_strv_builder_end (builder);
+
+  dialog = relay_experiment_dialog_new (GTK_WINDOW (self), get_endpoints (self),
+                                        (const char * const *) selected, kind);
+  g_signal_connect_object (dialog, "run", G_CALLBACK (experiment_dialog_run_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+
+  return dialog;
+}
+
+static void
+experiment_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *param)
+{
+  RelayExperimentKind kind = RELAY_EXPERIMENT_COLD_WARM;
+
+  relay_experiment_kind_from_string (g_variant_get_string (param, NULL), &kind);
+  relay_window_show_experiment_dialog (RELAY_WINDOW (widget), kind);
+}
+
+static void
+findings_trace_activated_cb (RelayWindow *self,
+                             RelayTrace  *trace)
+{
+  relay_waterfall_view_set_selected (self->waterfall_view, trace);
+  relay_trace_details_set_trace (self->trace_details, trace, self->session);
+  adw_view_stack_set_visible_child_name (self->view_stack, "details");
 }
 
 void
@@ -2007,6 +2188,9 @@ relay_window_dispose (GObject *object)
     g_cancellable_cancel (self->run_cancellable);
   if (self->prober != NULL)
     g_signal_handlers_disconnect_by_data (self->prober, self);
+  if (self->experiment != NULL)
+    g_signal_handlers_disconnect_by_data (self->experiment, self);
+  g_clear_object (&self->experiment);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
   g_clear_handle_id (&self->autosave_id, g_source_remove);
 
@@ -2079,6 +2263,7 @@ relay_window_class_init (RelayWindowClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (RELAY_TYPE_COMPOSER);
+  g_type_ensure (RELAY_TYPE_FINDINGS_VIEW);
   g_type_ensure (RELAY_TYPE_STREAM_VIEW);
   g_type_ensure (RELAY_TYPE_SUMMARY_TABLE);
   g_type_ensure (RELAY_TYPE_TRACE_DETAILS);
@@ -2088,6 +2273,7 @@ relay_window_class_init (RelayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, align_start_button);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, composer);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, endpoints_list);
+  gtk_widget_class_bind_template_child (widget_class, RelayWindow, findings_view);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, progress_bar);
@@ -2112,6 +2298,7 @@ relay_window_class_init (RelayWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, waterfall_view);
   gtk_widget_class_bind_template_callback (widget_class, align_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, back_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, findings_trace_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, sort_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, stream_mode_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, update_switcher_bar);
@@ -2131,6 +2318,7 @@ relay_window_class_init (RelayWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.move-endpoint-down", "s", move_endpoint_down_action);
   gtk_widget_class_install_action (widget_class, "win.import-environment", NULL, import_environment_action);
   gtk_widget_class_install_action (widget_class, "win.demo", NULL, demo_action);
+  gtk_widget_class_install_action (widget_class, "win.experiment", "s", experiment_action);
   gtk_widget_class_install_action (widget_class, "win.export", "s", export_action);
   gtk_widget_class_install_action (widget_class, "win.copy-picture", "s", copy_picture_action);
   gtk_widget_class_install_action (widget_class, "win.show-view", "s", show_view_action);
@@ -2262,4 +2450,12 @@ relay_window_get_trace_details (RelayWindow *self)
   g_return_val_if_fail (RELAY_IS_WINDOW (self), NULL);
 
   return self->trace_details;
+}
+
+RelayFindingsView *
+relay_window_get_findings_view (RelayWindow *self)
+{
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), NULL);
+
+  return self->findings_view;
 }

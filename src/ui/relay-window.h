@@ -11,6 +11,8 @@
 #include "relay-application.h"
 #include "relay-chart-export.h"
 #include "relay-composer.h"
+#include "relay-experiment-dialog.h"
+#include "relay-findings-view.h"
 #include "relay-session.h"
 #include "relay-stream-view.h"
 #include "relay-summary-table.h"
@@ -66,6 +68,15 @@ void                relay_window_stop              (RelayWindow      *self);
 gboolean            relay_window_start_demo        (RelayWindow      *self,
                                                     guint             repeat,
                                                     guint             concurrency);
+
+/* Runs a guided experiment with the window's prober: the waterfall fills live, the
+ * progress names the step, and the answer lands on the Findings page. */
+gboolean            relay_window_run_experiment    (RelayWindow      *self,
+                                                    RelayExperiment  *experiment);
+/* Opens the experiment dialog for the composer's endpoints (not referenced). */
+RelayExperimentDialog *relay_window_show_experiment_dialog (RelayWindow *self,
+                                                    RelayExperimentKind kind);
+RelayFindingsView  *relay_window_get_findings_view (RelayWindow      *self);
 
 /* chart: "waterfall" or "stream". Height ≤ 0 fits the waterfall's rows. */
 gboolean            relay_window_export_chart      (RelayWindow      *self,
