@@ -12,6 +12,16 @@
 
 #include "relay-application.h"
 
+/* Running uninstalled, RELAYSCOPE_LOCALEDIR (set by `meson devenv`) names the catalogs built in
+ * the build tree; installed, they are under LOCALEDIR. */
+static const char *
+locale_dir (void)
+{
+  const char *dir = g_getenv ("RELAYSCOPE_LOCALEDIR");
+
+  return dir != NULL && dir[0] != '\0' ? dir : LOCALEDIR;
+}
+
 /* Running from the build tree: use the schema compiled there when none is installed. */
 static void
 use_uninstalled_schema (void)
@@ -34,7 +44,7 @@ main (int   argc,
   g_autoptr(RelayApplication) app = NULL;
 
   setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bindtextdomain (GETTEXT_PACKAGE, locale_dir ());
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
