@@ -435,16 +435,22 @@ relay_endpoint_dup_request_url (RelayEndpoint *self)
   return g_strdup_printf ("%.*s%s", (int) len, self->base_url, path);
 }
 
-/* Headers that carry a key must never reach a file, whatever the user typed. */
+/* Headers that carry a key must never reach a file, whatever the user typed. APIs name
+ * them in many ways (Authorization, x-api-key, Azure's api-key, Google's x-goog-api-key,
+ * a relay's X-Auth-Token, a cookie), so any name that says it holds one counts: leaving a
+ * harmless header out of the file costs far less than writing a key into it. */
 static gboolean
 is_secret_header (const char *header)
 {
+  static const char * const words[] = { "auth", "key", "token", "secret", "cookie", "password" };
   const char *colon = strchr (header, ':');
-  g_autofree char *name = g_strstrip (g_strndup (header, colon ? (gsize) (colon - header) : strlen (header)));
+  g_autofree char *name = g_ascii_strdown (header, colon ? (gssize) (colon - header) : -1);
 
-  return g_ascii_strcasecmp (name, "Authorization") == 0 ||
-         g_ascii_strcasecmp (name, "x-api-key") == 0 ||
-         g_ascii_strcasecmp (name, "Proxy-Authorization") == 0;
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (strstr (name, words[i]) != NULL)
+      return TRUE;
+
+  return FALSE;
 }
 
 JsonNode *
