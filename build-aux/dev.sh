@@ -11,7 +11,7 @@ builddir=${BUILDDIR:-$top/_build}
 
 packages=(meson ninja-build pkg-config gcc libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev
           libjson-glib-dev libsecret-1-dev gettext glib-networking desktop-file-utils
-          appstream xvfb xauth imagemagick openssl)
+          appstream xvfb xauth imagemagick openssl fonts-noto-cjk)
 
 install_missing () {
   local missing=()
