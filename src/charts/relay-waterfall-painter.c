@@ -63,6 +63,7 @@ struct _RelayWaterfallPainter
   gint64               now_us;
   double               scroll_offset;
   RelayTrace          *selected;
+  RelayBudget         *budget;
 
   RelayChartStyle      style;
   char                *title;
@@ -515,6 +516,7 @@ relay_waterfall_painter_finalize (GObject *object)
     g_clear_signal_handler (&self->items_changed_id, self->traces);
   g_clear_object (&self->traces);
   g_clear_object (&self->session);
+  g_clear_object (&self->budget);
   g_clear_pointer (&self->rows, g_array_unref);
   g_clear_pointer (&self->groups, g_ptr_array_unref);
   g_clear_pointer (&self->title, g_free);
@@ -1346,6 +1348,109 @@ draw_chunk_ticks (RelayWaterfallPainter *self,
   cairo_fill (cr);
 }
 
+/* Whether an overrun of item covers stage; items spanning the row return FALSE for all. */
+static gboolean
+item_covers_stage (RelayBudgetItem item,
+                   RelayStage      stage)
+{
+  switch (item)
+    {
+    case RELAY_BUDGET_NETWORK:
+      return stage == RELAY_STAGE_DNS || stage == RELAY_STAGE_TCP || stage == RELAY_STAGE_PROXY ||
+             stage == RELAY_STAGE_TLS_SETUP || stage == RELAY_STAGE_TLS;
+    case RELAY_BUDGET_DNS:
+      return stage == RELAY_STAGE_DNS;
+    case RELAY_BUDGET_TCP:
+      return stage == RELAY_STAGE_TCP;
+    case RELAY_BUDGET_TLS:
+      return stage == RELAY_STAGE_TLS;
+    case RELAY_BUDGET_WAIT:
+      return stage == RELAY_STAGE_WAIT;
+    case RELAY_BUDGET_FIRST_TOKEN:
+      return stage == RELAY_STAGE_FIRST_EVENT || stage == RELAY_STAGE_FIRST_TOKEN;
+    case RELAY_BUDGET_TTFT:
+    case RELAY_BUDGET_END_TO_END:
+    case RELAY_BUDGET_ITL:
+    case RELAY_BUDGET_TOTAL:
+    case RELAY_BUDGET_TOKENS_PER_S:
+    case RELAY_N_BUDGET_ITEMS:
+    default:
+      return FALSE;
+    }
+}
+
+static void
+draw_overruns (RelayWaterfallPainter *self,
+               cairo_t               *cr,
+               const Row             *row,
+               const RelaySegment    *segments,
+               guint                  n,
+               double                 y,
+               double                 t0,
+               double                 t1,
+               double                 x0,
+               double                 x1)
+{
+  RelayBudgetItem items[RELAY_N_BUDGET_ITEMS];
+  guint n_items = relay_budget_trace_overruns (self->budget, row->trace, items, G_N_ELEMENTS (items));
+  gboolean whole = FALSE;
+  gboolean to_first_token = FALSE;
+
+  if (n_items == 0 || n == 0)
+    return;
+
+  relay_chart_set_source_color (cr, &self->style.error);
+  cairo_set_line_width (cr, 1.5);
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      double b = INFINITY, e = -INFINITY;
+      gboolean any = FALSE;
+
+      for (guint s = 0; s < n; s++)
+        if (item_covers_stage (items[i], segments[s].stage))
+          {
+            b = MIN (b, us_to_ms (segments[s].begin_us) + row->offset_ms);
+            e = MAX (e, us_to_ms (segments[s].end_us) + row->offset_ms);
+            any = TRUE;
+          }
+
+      if (!any)
+        {
+          /* TTFT and end to end end at the first token; the rest span the row. */
+          if (items[i] == RELAY_BUDGET_TTFT || items[i] == RELAY_BUDGET_END_TO_END)
+            to_first_token = TRUE;
+          else
+            whole = TRUE;
+          continue;
+        }
+
+      cairo_rectangle (cr,
+                       round (time_to_x (b, t0, t1, x0, x1)) - 0.75, y + BAR_TOP - 1.75,
+                       MAX (round (time_to_x (e, t0, t1, x0, x1)) - round (time_to_x (b, t0, t1, x0, x1)), 2) + 1.5,
+                       BAR_HEIGHT + 3.5);
+      cairo_stroke (cr);
+    }
+
+  if (whole || to_first_token)
+    {
+      double b = us_to_ms (segments[0].begin_us) + row->offset_ms;
+      double e = us_to_ms (segments[n - 1].end_us) + row->offset_ms;
+      static const double dash[] = { 3, 2 };
+
+      if (!whole && !isnan (row_ttft_ms (row)))
+        e = row_ttft_ms (row) + row->offset_ms;
+
+      cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
+      cairo_rectangle (cr,
+                       round (time_to_x (b, t0, t1, x0, x1)) - 2.25, y + BAR_TOP - 3.25,
+                       round (time_to_x (e, t0, t1, x0, x1)) - round (time_to_x (b, t0, t1, x0, x1)) + 4.5,
+                       BAR_HEIGHT + 6.5);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+}
+
 static void
 draw_row (RelayWaterfallPainter *self,
           cairo_t               *cr,
@@ -1394,6 +1499,15 @@ draw_row (RelayWaterfallPainter *self,
     show_text (cr, layout, status, is_error ? &self->style.error : &self->style.muted,
                split, y + ROW_HEIGHT / 2, lw - split - PAD / 2, PANGO_ALIGN_RIGHT);
 
+  /* An overrun is marked in the label column too, so that it shows when the bar is
+   * scrolled or zoomed out of view. */
+  if (relay_waterfall_painter_trace_over_budget (self, row->trace))
+    {
+      relay_chart_set_source_color (cr, &self->style.error);
+      cairo_rectangle (cr, 0, y + 2, 3, ROW_HEIGHT - 4);
+      cairo_fill (cr);
+    }
+
   cairo_save (cr);
   cairo_rectangle (cr, x0, y, x1 - x0, ROW_HEIGHT);
   cairo_clip (cr);
@@ -1439,6 +1553,9 @@ draw_row (RelayWaterfallPainter *self,
     }
 
   draw_chunk_ticks (self, cr, row, y, t0, t1, x0, x1);
+
+  if (self->budget != NULL && relay_trace_is_finished (row->trace))
+    draw_overruns (self, cr, row, segments, n, y, t0, t1, x0, x1);
 
   if (is_error)
     {
@@ -1647,4 +1764,36 @@ relay_waterfall_painter_draw (RelayWaterfallPainter *self,
     draw_legend (self, cr, layout, height - legend_height (self, width), width);
 
   cairo_restore (cr);
+}
+
+void
+relay_waterfall_painter_set_budget (RelayWaterfallPainter *self,
+                                    RelayBudget           *budget)
+{
+  g_return_if_fail (RELAY_IS_WATERFALL_PAINTER (self));
+  g_return_if_fail (budget == NULL || RELAY_IS_BUDGET (budget));
+
+  if (g_set_object (&self->budget, budget))
+    g_signal_emit (self, signals[CHANGED], 0);
+}
+
+RelayBudget *
+relay_waterfall_painter_get_budget (RelayWaterfallPainter *self)
+{
+  g_return_val_if_fail (RELAY_IS_WATERFALL_PAINTER (self), NULL);
+
+  return self->budget;
+}
+
+gboolean
+relay_waterfall_painter_trace_over_budget (RelayWaterfallPainter *self,
+                                           RelayTrace            *trace)
+{
+  RelayBudgetItem items[RELAY_N_BUDGET_ITEMS];
+
+  g_return_val_if_fail (RELAY_IS_WATERFALL_PAINTER (self), FALSE);
+  g_return_val_if_fail (RELAY_IS_TRACE (trace), FALSE);
+
+  return self->budget != NULL && relay_trace_is_finished (trace) &&
+         relay_budget_trace_overruns (self->budget, trace, items, G_N_ELEMENTS (items)) > 0;
 }

@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 
 #include "relay-chart-enums.h"
+#include "relay-budget.h"
 #include "relay-chart-palette.h"
 #include "relay-session.h"
 #include "relay-trace.h"
@@ -124,6 +125,16 @@ void                   relay_waterfall_painter_set_scroll_offset (RelayWaterfall
 double                 relay_waterfall_painter_get_scroll_offset (RelayWaterfallPainter *self);
 /* A row drawn with the highlight colour (selection); NULL for none. Not referenced. */
 void                   relay_waterfall_painter_set_selected   (RelayWaterfallPainter *self,
+                                                               RelayTrace            *trace);
+
+/* A budget whose overruns are marked (referenced; NULL for none): a red
+ * stripe at the start of an overrunning row and a red outline on the stages over their
+ * limit, or on the whole bar for the items that span it (TTFT, total, ITL, tokens/s). */
+void                   relay_waterfall_painter_set_budget     (RelayWaterfallPainter *self,
+                                                               RelayBudget           *budget);
+RelayBudget           *relay_waterfall_painter_get_budget     (RelayWaterfallPainter *self);
+/* Whether a trace's row carries an overrun mark under the current budget. */
+gboolean               relay_waterfall_painter_trace_over_budget (RelayWaterfallPainter *self,
                                                                RelayTrace            *trace);
 
 /* Layout. */

@@ -93,6 +93,8 @@ struct _RelaySummaryTable
   double         best_p50[RELAY_N_METRICS];
   double         best_p95[RELAY_N_METRICS];
   guint          n_valued[RELAY_N_METRICS];  /* rows with a median for the metric */
+  RelayBudget   *budget;
+  GPtrArray     *overruns;  /* RelayBudgetOverrun, marked in error colour */
 };
 
 G_DEFINE_FINAL_TYPE (RelaySummaryTable, relay_summary_table, GTK_TYPE_WIDGET)
@@ -234,21 +236,71 @@ setup_cb (GtkSignalListItemFactory *factory,
   }
 }
 
+/* The budget item a table column shows, if any. */
+static gboolean
+metric_for_budget_item (RelayBudgetItem  item,
+                        RelayMetric     *metric)
+{
+  switch (item)
+    {
+    case RELAY_BUDGET_DNS: *metric = RELAY_METRIC_DNS; return TRUE;
+    case RELAY_BUDGET_TCP: *metric = RELAY_METRIC_TCP; return TRUE;
+    case RELAY_BUDGET_TLS: *metric = RELAY_METRIC_TLS; return TRUE;
+    case RELAY_BUDGET_WAIT: *metric = RELAY_METRIC_WAIT; return TRUE;
+    case RELAY_BUDGET_TTFT:
+    case RELAY_BUDGET_END_TO_END: *metric = RELAY_METRIC_TTFT; return TRUE;
+    case RELAY_BUDGET_ITL: *metric = RELAY_METRIC_ITL; return TRUE;
+    case RELAY_BUDGET_TOTAL: *metric = RELAY_METRIC_TOTAL; return TRUE;
+    case RELAY_BUDGET_TOKENS_PER_S: *metric = RELAY_METRIC_TOKENS_PER_SECOND; return TRUE;
+    case RELAY_BUDGET_NETWORK:
+    case RELAY_BUDGET_FIRST_TOKEN:
+    case RELAY_N_BUDGET_ITEMS:
+    default:
+      return FALSE;
+    }
+}
+
+/* The overrun of a row's cell (p95 when high, else p50), or NULL. */
+static const RelayBudgetOverrun *
+find_overrun (RelaySummaryTable     *self,
+              const RelaySummaryRow *row,
+              RelayMetric            metric,
+              gboolean               high)
+{
+  for (guint i = 0; self != NULL && self->overruns != NULL && i < self->overruns->len; i++)
+    {
+      const RelayBudgetOverrun *overrun = g_ptr_array_index (self->overruns, i);
+      RelayMetric m;
+
+      if (metric_for_budget_item (overrun->item, &m) && m == metric &&
+          (overrun->percentile >= 95) == high &&
+          g_strcmp0 (overrun->endpoint, row->endpoint) == 0 &&
+          g_strcmp0 (overrun->model, row->model) == 0)
+        return overrun;
+    }
+
+  return NULL;
+}
+
 static void
 set_figure (GtkLabel    *label,
             RelayMetric  metric,
             double       value,
             double       best,
             gboolean     estimated,
-            gboolean     mark_best)
+            gboolean     mark_best,
+            gboolean     over)
 {
   g_autofree char *text = format_figure (metric, value, estimated);
 
   gtk_label_set_text (label, text);
   gtk_widget_remove_css_class (GTK_WIDGET (label), "best");
   gtk_widget_remove_css_class (GTK_WIDGET (label), "dim-label");
+  gtk_widget_remove_css_class (GTK_WIDGET (label), "over-budget");
 
-  if (isnan (value))
+  if (over)
+    gtk_widget_add_css_class (GTK_WIDGET (label), "over-budget");
+  else if (isnan (value))
     gtk_widget_add_css_class (GTK_WIDGET (label), "dim-label");
   else if (mark_best && !isnan (best) && value == best)
     gtk_widget_add_css_class (GTK_WIDGET (label), "best");
@@ -276,11 +328,13 @@ bind_cb (GtkSignalListItemFactory *factory,
       gboolean mark_best = self != NULL && self->n_valued[metric] > 1;
       gboolean empty = isnan (stats->p50) && isnan (stats->p95);
       g_autofree char *tooltip = NULL;
+      const RelayBudgetOverrun *over50 = find_overrun (self, row, metric, FALSE);
+      const RelayBudgetOverrun *over95 = find_overrun (self, row, metric, TRUE);
 
       set_figure (g_object_get_data (G_OBJECT (child), "p50"), metric, stats->p50,
-                  self != NULL ? self->best_p50[metric] : NAN, estimated, mark_best);
+                  self != NULL ? self->best_p50[metric] : NAN, estimated, mark_best, over50 != NULL);
       set_figure (g_object_get_data (G_OBJECT (child), "p95"), metric, stats->p95,
-                  self != NULL ? self->best_p95[metric] : NAN, estimated, mark_best);
+                  self != NULL ? self->best_p95[metric] : NAN, estimated, mark_best, over95 != NULL);
       /* Nothing measured reads as one dash, not "— / —". */
       gtk_widget_set_visible (g_object_get_data (G_OBJECT (child), "slash"), !empty);
       gtk_widget_set_visible (g_object_get_data (G_OBJECT (child), "p95"), !empty);
@@ -289,6 +343,14 @@ bind_cb (GtkSignalListItemFactory *factory,
         /* Translators: a table cell's tooltip: metric, median, 95th percentile, sample count */
         tooltip = g_strdup_printf (_("%s: p50 %.2f, p95 %.2f, from %u values"),
                                    metric_title (metric), stats->p50, stats->p95, (guint) stats->n);
+      if (over50 != NULL || over95 != NULL)
+        {
+          g_autofree char *sentence = relay_budget_overrun_format (over95 != NULL ? over95 : over50);
+          g_autofree char *joined = g_strdup_printf ("%s\n%s", tooltip != NULL ? tooltip : "", sentence);
+
+          g_free (tooltip);
+          tooltip = g_steal_pointer (&joined);
+        }
       gtk_widget_set_tooltip_text (child, tooltip);
       return;
     }
@@ -505,13 +567,49 @@ relay_summary_table_refresh (RelaySummaryTable *self)
   for (guint i = 0; rows != NULL && i < rows->len; i++)
     g_ptr_array_add (items, relay_summary_item_new (rows, i));
 
-  /* The best values and error kinds first: cells read them when the splice binds them. */
+  /* The best values, overruns and error kinds first: cells read them when the splice
+   * binds them. */
   compute_best (self, items);
+  g_clear_pointer (&self->overruns, g_ptr_array_unref);
+  if (self->budget != NULL && self->session != NULL)
+    self->overruns = relay_budget_check_overruns (self->budget, self->session);
   collect_error_kinds (self);
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        items->pdata, items->len);
 
   gtk_stack_set_visible_child_name (self->stack, items->len > 0 ? "table" : "empty");
+}
+
+void
+relay_summary_table_set_budget (RelaySummaryTable *self,
+                                RelayBudget       *budget)
+{
+  g_return_if_fail (RELAY_IS_SUMMARY_TABLE (self));
+  g_return_if_fail (budget == NULL || RELAY_IS_BUDGET (budget));
+
+  g_set_object (&self->budget, budget);
+  relay_summary_table_refresh (self);
+}
+
+gboolean
+relay_summary_table_is_over_budget (RelaySummaryTable *self,
+                                    const char        *endpoint,
+                                    const char        *model,
+                                    RelayMetric        metric)
+{
+  g_return_val_if_fail (RELAY_IS_SUMMARY_TABLE (self), FALSE);
+
+  for (guint i = 0; self->overruns != NULL && i < self->overruns->len; i++)
+    {
+      const RelayBudgetOverrun *overrun = g_ptr_array_index (self->overruns, i);
+      RelayMetric m;
+
+      if (metric_for_budget_item (overrun->item, &m) && m == metric &&
+          g_strcmp0 (overrun->endpoint, endpoint) == 0 && g_strcmp0 (overrun->model, model) == 0)
+        return TRUE;
+    }
+
+  return FALSE;
 }
 
 static void
@@ -526,6 +624,8 @@ relay_summary_table_dispose (GObject *object)
   g_clear_object (&self->store);
   g_clear_object (&self->session);
   g_clear_pointer (&self->error_kinds, g_hash_table_unref);
+  g_clear_object (&self->budget);
+  g_clear_pointer (&self->overruns, g_ptr_array_unref);
 
   G_OBJECT_CLASS (relay_summary_table_parent_class)->dispose (object);
 }

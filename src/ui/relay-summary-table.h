@@ -8,6 +8,7 @@
 
 #include <gtk/gtk.h>
 
+#include "relay-budget.h"
 #include "relay-summary.h"
 
 G_BEGIN_DECLS
@@ -27,6 +28,14 @@ void        relay_summary_table_set_session (RelaySummaryTable *self,
                                              RelaySession      *session);
 /* Recomputes the rows from the session (after traces finished). */
 void        relay_summary_table_refresh     (RelaySummaryTable *self);
+/* A budget whose overruns show in error colour (NULL for none; referenced). */
+void        relay_summary_table_set_budget  (RelaySummaryTable *self,
+                                             RelayBudget       *budget);
+/* Whether a row's cell of metric is marked over the budget. */
+gboolean    relay_summary_table_is_over_budget (RelaySummaryTable *self,
+                                             const char        *endpoint,
+                                             const char        *model,
+                                             RelayMetric        metric);
 /* The unsorted rows: a GListModel of RelaySummaryItem. */
 GListModel *relay_summary_table_get_model   (RelaySummaryTable *self);
 

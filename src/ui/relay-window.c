@@ -13,11 +13,17 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "relay-budget-editor.h"
+#include "relay-budget-view.h"
+#include "relay-compare-window.h"
 #include "relay-endpoint-editor.h"
 #include "relay-endpoint-store.h"
 #include "relay-experiment-dialog.h"
 #include "relay-findings-view.h"
+#include "relay-export.h"
+#include "relay-har.h"
 #include "relay-prober.h"
+#include "relay-report.h"
 #include "relay-window.h"
 
 #define SESSION_SUFFIX ".relayscope"
@@ -59,6 +65,7 @@ struct _RelayWindow
 
   /* Template children, in alphabetical order. */
   GtkToggleButton      *align_start_button;
+  RelayBudgetView      *budget_view;
   RelayComposer        *composer;
   GtkListView          *endpoints_list;
   RelayFindingsView    *findings_view;
@@ -100,6 +107,7 @@ G_DEFINE_FINAL_TYPE (RelayWindow, relay_window, ADW_TYPE_APPLICATION_WINDOW)
 static void set_session (RelayWindow  *self,
                          RelaySession *session,
                          GFile        *file);
+static void apply_budget (RelayWindow  *self);
 static void remove_autosave       (RelayWindow  *self);
 static void mark_autosave_pending (RelayWindow  *self);
 
@@ -262,6 +270,9 @@ update_actions (RelayWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-session", !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.demo", !running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.experiment", !running && has_endpoints);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-data", has_traces);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-curl", has_traces);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.import-har", !running);
   gtk_stack_set_visible_child_name (self->run_stack, running ? "stop" : "run");
 }
 
@@ -365,6 +376,7 @@ set_session (RelayWindow  *self,
   relay_trace_details_set_trace (self->trace_details, NULL, session);
   relay_summary_table_set_session (self->summary_table, session);
   relay_findings_view_set_session (self->findings_view, session);
+  apply_budget (self);
   update_stream_scope (self);
 
   update_title (self);
@@ -1145,6 +1157,7 @@ end_run (RelayWindow *self)
   update_pages (self);
 
   relay_findings_view_refresh (self->findings_view);
+  relay_budget_view_refresh (self->budget_view);
 
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
 
@@ -2179,6 +2192,345 @@ application_changed_cb (RelayWindow *self)
   update_actions (self);
 }
 
+/* ---- Budget, data exports, HAR import, cURL ---- */
+
+#define BUDGET_MEMBER "budget"
+
+RelayBudget *
+relay_window_dup_budget (RelayWindow *self)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), NULL);
+
+  /* The session's own budget first, then the user's default, then the 880 ms one. */
+  if (self->session != NULL &&
+      (node = relay_session_get_extra (self->session, BUDGET_MEMBER)) != NULL)
+    {
+      g_autofree char *data = json_to_string (node, FALSE);
+      g_autoptr(GError) error = NULL;
+      RelayBudget *budget = relay_budget_new_from_data (data, -1, &error);
+
+      if (budget != NULL)
+        return budget;
+      g_debug ("Ignoring the session's budget: %s", error->message);
+    }
+
+  if (self->settings != NULL)
+    {
+      g_autofree char *data = g_settings_get_string (self->settings, "default-budget");
+
+      if (data != NULL && data[0] != '\0')
+        {
+          RelayBudget *budget = relay_budget_new_from_data (data, -1, NULL);
+
+          if (budget != NULL)
+            return budget;
+        }
+    }
+
+  return relay_budget_new_default ();
+}
+
+static void
+apply_budget (RelayWindow *self)
+{
+  g_autoptr(RelayBudget) budget = relay_window_dup_budget (self);
+
+  relay_waterfall_painter_set_budget (relay_waterfall_view_get_painter (self->waterfall_view), budget);
+  relay_summary_table_set_budget (self->summary_table, budget);
+  relay_budget_view_set_session (self->budget_view, self->session, budget);
+}
+
+void
+relay_window_set_budget (RelayWindow *self,
+                         RelayBudget *budget,
+                         gboolean     as_default)
+{
+  g_autofree char *data = NULL;
+  g_autoptr(JsonNode) node = NULL;
+
+  g_return_if_fail (RELAY_IS_WINDOW (self));
+  g_return_if_fail (RELAY_IS_BUDGET (budget));
+
+  data = relay_budget_to_data (budget);
+  node = json_from_string (data, NULL);
+  if (self->session != NULL && node != NULL)
+    relay_session_set_extra (self->session, BUDGET_MEMBER, node);
+  if (as_default && self->settings != NULL)
+    g_settings_set_string (self->settings, "default-budget", data);
+
+  apply_budget (self);
+}
+
+static void
+budget_editor_apply_cb (RelayBudgetEditor *editor,
+                        RelayBudget       *budget,
+                        gboolean           as_default,
+                        RelayWindow       *self)
+{
+  relay_window_set_budget (self, budget, as_default);
+  toast (self, _("Budget applied to this session"));
+}
+
+static void
+edit_budget_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  RelayWindow *self = RELAY_WINDOW (widget);
+  g_autoptr(RelayBudget) budget = relay_window_dup_budget (self);
+  RelayBudgetEditor *editor = relay_budget_editor_new (GTK_WINDOW (self), budget);
+
+  g_signal_connect_object (editor, "apply", G_CALLBACK (budget_editor_apply_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (editor));
+}
+
+gboolean
+relay_window_export_data (RelayWindow  *self,
+                          const char   *format,
+                          const char   *path,
+                          GError      **error)
+{
+  g_autofree char *data = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (format != NULL && path != NULL, FALSE);
+
+  if (g_str_equal (format, "pdf"))
+    {
+      g_autoptr(RelayBudget) budget = relay_window_dup_budget (self);
+
+      return relay_report_export_pdf (self->session, budget, NULL, path, error);
+    }
+  else if (g_str_equal (format, "har"))
+    data = relay_har_to_data (self->session, &length);
+  else if (g_str_equal (format, "csv"))
+    data = relay_export_csv (self->session);
+  else if (g_str_equal (format, "jsonl"))
+    data = relay_export_jsonl (self->session);
+  else
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("Unknown export format “%s”"), format);
+      return FALSE;
+    }
+
+  if (data == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Nothing to export"));
+      return FALSE;
+    }
+  if (length == 0)
+    length = strlen (data);
+
+  return g_file_set_contents_full (path, data, length, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+static void
+export_data_response_cb (GtkNativeDialog *native,
+                         int              response,
+                         RelayWindow     *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autofree char *path = g_file_get_path (file);
+      const char *format = g_object_get_data (G_OBJECT (native), "format");
+      g_autoptr(GError) error = NULL;
+
+      if (path == NULL)
+        show_error_dialog (self, _("Cannot Export"), _("Choose a local file"));
+      else if (!relay_window_export_data (self, format, path, &error))
+        show_error_dialog (self, _("Cannot Export"), error->message);
+      else
+        {
+          g_autofree char *name = g_file_get_basename (file);
+          g_autofree char *message = g_strdup_printf (_("Exported to %s"), name);
+
+          toast (self, message);
+        }
+    }
+
+  gtk_native_dialog_destroy (native);
+  g_object_unref (native);
+  g_object_unref (self);
+}
+
+static void
+export_data_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  RelayWindow *self = RELAY_WINDOW (widget);
+  const char *format = g_variant_get_string (param, NULL);
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+  g_autofree char *title = dup_display_title (self);
+  g_autofree char *name = NULL;
+  GtkFileChooserNative *native;
+  const char *extension;
+
+  if (g_str_equal (format, "har"))
+    {
+      gtk_file_filter_set_name (filter, _("HTTP Archives (HAR)"));
+      extension = "har";
+    }
+  else if (g_str_equal (format, "csv"))
+    {
+      gtk_file_filter_set_name (filter, _("CSV Tables"));
+      extension = "csv";
+    }
+  else if (g_str_equal (format, "jsonl"))
+    {
+      gtk_file_filter_set_name (filter, _("JSON Lines"));
+      extension = "jsonl";
+    }
+  else
+    {
+      gtk_file_filter_set_name (filter, _("PDF Reports"));
+      extension = "pdf";
+      format = "pdf";
+    }
+  {
+    g_autofree char *pattern = g_strdup_printf ("*.%s", extension);
+
+    gtk_file_filter_add_pattern (filter, pattern);
+  }
+
+  name = g_strdup_printf ("%s.%s", title, extension);
+  native = gtk_file_chooser_native_new (_("Export"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  g_object_set_data_full (G_OBJECT (native), "format", g_strdup (format), g_free);
+  g_signal_connect (native, "response", G_CALLBACK (export_data_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+gboolean
+relay_window_import_har (RelayWindow  *self,
+                         GFile        *file,
+                         GError      **error)
+{
+  g_autoptr(RelaySession) session = NULL;
+
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  if (!(session = relay_har_load (file, NULL, error)))
+    return FALSE;
+
+  if (relay_session_get_title (session) == NULL)
+    {
+      g_autofree char *name = g_file_get_basename (file);
+
+      relay_session_set_title (session, name);
+    }
+
+  /* Not a session file: saving asks where. */
+  set_session (self, session, NULL);
+  adw_view_stack_set_visible_child_name (self->view_stack, "waterfall");
+
+  return TRUE;
+}
+
+static void
+import_har_response_cb (GtkNativeDialog *native,
+                        int              response,
+                        RelayWindow     *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autoptr(GError) error = NULL;
+
+      if (!relay_window_import_har (self, file, &error))
+        show_error_dialog (self, _("Cannot Import the HAR File"), error->message);
+    }
+
+  gtk_native_dialog_destroy (native);
+  g_object_unref (native);
+  g_object_unref (self);
+}
+
+static void
+show_import_har_dialog (RelayWindow *self,
+                        gpointer     data)
+{
+  GtkFileChooserNative *native;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, _("HTTP Archives (HAR)"));
+  gtk_file_filter_add_pattern (filter, "*.har");
+  native = gtk_file_chooser_native_new (_("Import HAR"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Import"), _("_Cancel"));
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  g_signal_connect (native, "response", G_CALLBACK (import_har_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+import_har_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *param)
+{
+  maybe_discard_then (RELAY_WINDOW (widget), show_import_har_dialog, NULL, NULL);
+}
+
+char *
+relay_window_dup_curl_command (RelayWindow  *self,
+                               GError      **error)
+{
+  RelayTrace *trace;
+
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), NULL);
+
+  trace = relay_waterfall_view_get_selected (self->waterfall_view);
+  if (trace == NULL)
+    trace = relay_trace_details_get_trace (self->trace_details);
+  if (trace == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                           _("Select a trace in the waterfall first"));
+      return NULL;
+    }
+
+  return relay_export_curl_command (self->session, trace, error);
+}
+
+static void
+copy_curl_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  RelayWindow *self = RELAY_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *command = relay_window_dup_curl_command (self, &error);
+
+  if (command == NULL)
+    {
+      toast (self, error->message);
+      return;
+    }
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), command);
+  toast (self, _("Copied as cURL; the key is read from an environment variable"));
+}
+
+static void
+compare_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *param)
+{
+  RelayWindow *self = RELAY_WINDOW (widget);
+  RelayCompareWindow *compare = relay_compare_window_new (GTK_WINDOW (self), self->session);
+
+  gtk_window_present (GTK_WINDOW (compare));
+}
+
 static void
 relay_window_dispose (GObject *object)
 {
@@ -2263,6 +2615,7 @@ relay_window_class_init (RelayWindowClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (RELAY_TYPE_COMPOSER);
+  g_type_ensure (RELAY_TYPE_BUDGET_VIEW);
   g_type_ensure (RELAY_TYPE_FINDINGS_VIEW);
   g_type_ensure (RELAY_TYPE_STREAM_VIEW);
   g_type_ensure (RELAY_TYPE_SUMMARY_TABLE);
@@ -2271,6 +2624,7 @@ relay_window_class_init (RelayWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/relayscope/Relayscope/ui/relay-window.ui");
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, align_start_button);
+  gtk_widget_class_bind_template_child (widget_class, RelayWindow, budget_view);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, composer);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, endpoints_list);
   gtk_widget_class_bind_template_child (widget_class, RelayWindow, findings_view);
@@ -2319,6 +2673,11 @@ relay_window_class_init (RelayWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.import-environment", NULL, import_environment_action);
   gtk_widget_class_install_action (widget_class, "win.demo", NULL, demo_action);
   gtk_widget_class_install_action (widget_class, "win.experiment", "s", experiment_action);
+  gtk_widget_class_install_action (widget_class, "win.edit-budget", NULL, edit_budget_action);
+  gtk_widget_class_install_action (widget_class, "win.export-data", "s", export_data_action);
+  gtk_widget_class_install_action (widget_class, "win.import-har", NULL, import_har_action);
+  gtk_widget_class_install_action (widget_class, "win.copy-curl", NULL, copy_curl_action);
+  gtk_widget_class_install_action (widget_class, "win.compare", NULL, compare_action);
   gtk_widget_class_install_action (widget_class, "win.export", "s", export_action);
   gtk_widget_class_install_action (widget_class, "win.copy-picture", "s", copy_picture_action);
   gtk_widget_class_install_action (widget_class, "win.show-view", "s", show_view_action);
@@ -2458,4 +2817,12 @@ relay_window_get_findings_view (RelayWindow *self)
   g_return_val_if_fail (RELAY_IS_WINDOW (self), NULL);
 
   return self->findings_view;
+}
+
+RelayBudgetView *
+relay_window_get_budget_view (RelayWindow *self)
+{
+  g_return_val_if_fail (RELAY_IS_WINDOW (self), NULL);
+
+  return self->budget_view;
 }

@@ -10,6 +10,8 @@
 
 #include "relay-application.h"
 #include "relay-chart-export.h"
+#include "relay-budget.h"
+#include "relay-budget-view.h"
 #include "relay-composer.h"
 #include "relay-experiment-dialog.h"
 #include "relay-findings-view.h"
@@ -77,6 +79,28 @@ gboolean            relay_window_run_experiment    (RelayWindow      *self,
 RelayExperimentDialog *relay_window_show_experiment_dialog (RelayWindow *self,
                                                     RelayExperimentKind kind);
 RelayFindingsView  *relay_window_get_findings_view (RelayWindow      *self);
+RelayBudgetView    *relay_window_get_budget_view   (RelayWindow      *self);
+
+/* The session's latency budget (its "budget" member), else the default from GSettings,
+ * else the 880 ms one. set stores it in the session (and as the default when asked) and
+ * marks overruns in the waterfall, the table and the Budget page. */
+RelayBudget        *relay_window_dup_budget        (RelayWindow      *self);
+void                relay_window_set_budget        (RelayWindow      *self,
+                                                    RelayBudget      *budget,
+                                                    gboolean          as_default);
+
+/* format: "har", "csv", "jsonl" or "pdf" (the report, with the budget). */
+gboolean            relay_window_export_data       (RelayWindow      *self,
+                                                    const char       *format,
+                                                    const char       *path,
+                                                    GError          **error);
+/* Shows a HAR file recorded elsewhere as an unsaved session. */
+gboolean            relay_window_import_har        (RelayWindow      *self,
+                                                    GFile            *file,
+                                                    GError          **error);
+/* The selected trace's request as a curl command (the key as an environment variable). */
+char               *relay_window_dup_curl_command  (RelayWindow      *self,
+                                                    GError          **error);
 
 /* chart: "waterfall" or "stream". Height ≤ 0 fits the waterfall's rows. */
 gboolean            relay_window_export_chart      (RelayWindow      *self,
