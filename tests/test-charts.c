@@ -651,6 +651,45 @@ add_streaming_trace (RelaySession *session,
   return trace;
 }
 
+/* The plot is kept between frames; a new chunk (and its invalidation) must show. */
+static void
+test_stream_cache (void)
+{
+  g_autoptr(RelaySession) session = relay_session_new ();
+  g_autoptr(RelayStreamPainter) painter = relay_stream_painter_new ();
+  const RelayChartStyle *style;
+  RelayTrace *trace;
+  Canvas first = canvas_new (800, 400);
+  Canvas again = canvas_new (800, 400);
+  Canvas later = canvas_new (800, 400);
+  double x, y;
+
+  trace = add_streaming_trace (session, 1, 100, 50, 20, 0, 0);
+  relay_stream_painter_set_traces (painter, relay_session_get_traces (session), NULL);
+  relay_stream_painter_set_mode (painter, RELAY_STREAM_MODE_GAPS);
+  relay_stream_painter_set_stall_threshold (painter, 250);
+  style = relay_stream_painter_get_style (painter);
+
+  relay_stream_painter_draw (painter, first.cr, 800, 400);
+  relay_stream_painter_draw (painter, again.cr, 800, 400);
+  cairo_surface_flush (first.surface);
+  cairo_surface_flush (again.surface);
+  g_assert_cmpint (memcmp (cairo_image_surface_get_data (first.surface),
+                           cairo_image_surface_get_data (again.surface),
+                           cairo_image_surface_get_stride (first.surface) * 400), ==, 0);
+
+  /* A 600 ms stall arrives: after invalidation it is drawn, in the stall colour. */
+  relay_trace_add_chunk (trace, MS (100 + 49 * 20 + 600), RELAY_CHUNK_CONTENT, 20, 5);
+  relay_stream_painter_invalidate (painter);
+  relay_stream_painter_draw (painter, later.cr, 800, 400);
+  relay_stream_painter_value_to_point (painter, 800, 400, 49 * 20 + 600, 600, &x, &y);
+  assert_pixel_color (later.surface, x, y, &style->error, "new stall after invalidation");
+
+  canvas_free (&first);
+  canvas_free (&again);
+  canvas_free (&later);
+}
+
 static void
 test_stream_gaps (void)
 {
@@ -1157,6 +1196,7 @@ main (int   argc,
   g_test_add_func ("/charts/waterfall/dark-and-scroll", test_waterfall_dark_and_scroll);
   g_test_add_func ("/charts/waterfall/large", test_waterfall_large);
   g_test_add_func ("/charts/stream/gaps", test_stream_gaps);
+  g_test_add_func ("/charts/stream/cache", test_stream_cache);
   g_test_add_func ("/charts/stream/per-trace-threshold", test_stream_per_trace_threshold);
   g_test_add_func ("/charts/stream/labels", test_stream_labels);
   g_test_add_func ("/charts/stream/cumulative", test_stream_cumulative);

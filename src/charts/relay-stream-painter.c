@@ -99,6 +99,18 @@ struct _RelayStreamPainter
   double            min_gap;
   double            max_gap;
   guint             n_gaps;
+  guint64           generation;     /* bumped whenever the data may have changed */
+
+  /* The plot as last drawn, reused while nothing it depends on changes: a million chunks
+   * take far longer than a frame to reduce, and most frames redraw the same picture. */
+  cairo_surface_t  *plot_cache;
+  guint64           plot_generation;
+  RelayStreamMode   plot_mode;
+  RelayStreamUnits  plot_units;
+  gboolean          plot_log_scale;
+  double            plot_threshold;
+  RelayChartStyle   plot_style;
+  Axes              plot_axes;
 };
 
 enum {
@@ -156,6 +168,7 @@ static void
 mark_dirty (RelayStreamPainter *self)
 {
   self->dirty = TRUE;
+  self->generation++;
   g_signal_emit (self, signals[CHANGED], 0);
 }
 
@@ -755,6 +768,8 @@ static void
 relay_stream_painter_finalize (GObject *object)
 {
   RelayStreamPainter *self = (RelayStreamPainter *)object;
+
+  g_clear_pointer (&self->plot_cache, cairo_surface_destroy);
 
   if (self->traces != NULL)
     g_clear_signal_handler (&self->items_changed_id, self->traces);
@@ -1794,6 +1809,105 @@ draw_legend (RelayStreamPainter *self,
   flow_legend (self, width, draw_legend_item, &draw);
 }
 
+static void
+draw_plot (RelayStreamPainter *self,
+           cairo_t            *cr,
+           const Axes         *axes)
+{
+  cairo_save (cr);
+  cairo_rectangle (cr, axes->area.x - STALL_RADIUS, axes->area.y - STALL_RADIUS,
+                   axes->area.width + 2 * STALL_RADIUS, axes->area.height + 2 * STALL_RADIUS);
+  cairo_clip (cr);
+
+  switch (self->mode)
+    {
+    case RELAY_STREAM_MODE_GAPS:
+      draw_thresholds (self, cr, axes);
+      draw_gaps (self, cr, axes);
+      break;
+    case RELAY_STREAM_MODE_CUMULATIVE:
+      draw_cumulative (self, cr, axes);
+      break;
+    case RELAY_STREAM_MODE_DISTRIBUTION:
+    default:
+      draw_thresholds (self, cr, axes);
+      draw_distribution (self, cr, axes);
+      break;
+    }
+
+  cairo_restore (cr);
+}
+
+static gboolean
+plot_cache_matches (RelayStreamPainter *self,
+                    const Axes         *axes)
+{
+  return self->plot_cache != NULL &&
+         self->plot_generation == self->generation &&
+         self->plot_mode == self->mode &&
+         self->plot_units == self->units &&
+         self->plot_log_scale == self->log_scale &&
+         self->plot_threshold == self->stall_threshold &&
+         memcmp (&self->plot_style, &self->style, sizeof self->style) == 0 &&
+         memcmp (&self->plot_axes, axes, sizeof *axes) == 0;
+}
+
+/* Raster targets at scale 1 (the widget, PNG export) reuse the last plot; vector exports
+ * and scaled targets draw afresh, so that they stay sharp. */
+static void
+draw_plot_cached (RelayStreamPainter *self,
+                  cairo_t            *cr,
+                  const Axes         *axes)
+{
+  cairo_surface_t *target = cairo_get_target (cr);
+  cairo_matrix_t matrix;
+  double sx = 1, sy = 1, ox, oy;
+  int w, h;
+
+  cairo_get_matrix (cr, &matrix);
+  cairo_surface_get_device_scale (target, &sx, &sy);
+
+  if (cairo_surface_get_type (target) != CAIRO_SURFACE_TYPE_IMAGE ||
+      matrix.xx != 1 || matrix.yy != 1 || matrix.xy != 0 || matrix.yx != 0 || sx != 1 || sy != 1)
+    {
+      draw_plot (self, cr, axes);
+      return;
+    }
+
+  ox = axes->area.x - STALL_RADIUS;
+  oy = axes->area.y - STALL_RADIUS;
+  w = (int) ceil (axes->area.width + 2 * STALL_RADIUS);
+  h = (int) ceil (axes->area.height + 2 * STALL_RADIUS);
+  if (w <= 0 || h <= 0)
+    return;
+
+  if (!plot_cache_matches (self, axes))
+    {
+      cairo_t *pcr;
+
+      g_clear_pointer (&self->plot_cache, cairo_surface_destroy);
+      self->plot_cache = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+      pcr = cairo_create (self->plot_cache);
+      cairo_set_antialias (pcr, cairo_get_antialias (cr));
+      cairo_translate (pcr, -ox, -oy);
+      draw_plot (self, pcr, axes);
+      cairo_destroy (pcr);
+
+      self->plot_generation = self->generation;
+      self->plot_mode = self->mode;
+      self->plot_units = self->units;
+      self->plot_log_scale = self->log_scale;
+      self->plot_threshold = self->stall_threshold;
+      self->plot_style = self->style;
+      self->plot_axes = *axes;
+    }
+
+  cairo_save (cr);
+  cairo_set_source_surface (cr, self->plot_cache, ox, oy);
+  cairo_paint (cr);
+  cairo_restore (cr);
+}
+
 void
 relay_stream_painter_draw (RelayStreamPainter *self,
                            cairo_t            *cr,
@@ -1857,28 +1971,7 @@ relay_stream_painter_draw (RelayStreamPainter *self,
   if (self->show_axis)
     draw_axes (self, cr, layout, &axes);
 
-  cairo_save (cr);
-  cairo_rectangle (cr, axes.area.x - STALL_RADIUS, axes.area.y - STALL_RADIUS,
-                   axes.area.width + 2 * STALL_RADIUS, axes.area.height + 2 * STALL_RADIUS);
-  cairo_clip (cr);
-
-  switch (self->mode)
-    {
-    case RELAY_STREAM_MODE_GAPS:
-      draw_thresholds (self, cr, &axes);
-      draw_gaps (self, cr, &axes);
-      break;
-    case RELAY_STREAM_MODE_CUMULATIVE:
-      draw_cumulative (self, cr, &axes);
-      break;
-    case RELAY_STREAM_MODE_DISTRIBUTION:
-    default:
-      draw_thresholds (self, cr, &axes);
-      draw_distribution (self, cr, &axes);
-      break;
-    }
-
-  cairo_restore (cr);
+  draw_plot_cached (self, cr, &axes);
 
   if (self->show_legend)
     draw_legend (self, cr, layout, height - legend_height (self, width), width);
