@@ -20,7 +20,7 @@ typedef struct
   RelaySession  *session;
   char          *label;
   GPtrArray     *selectors;   /* char *, "" for every trace */
-  GtkStringList *names;
+  GtkStringList *names;        /* owned by the dropdown */
   GtkDropDown   *dropdown;
   GtkLabel      *session_label;
 } Side;
@@ -186,8 +186,13 @@ format_figure (RelayMetric metric,
     return g_strdup ("—");
   if (metric == RELAY_METRIC_TOKENS_PER_SECOND)
     return g_strdup_printf ("%.1f", value);
+  /* Three significant digits are more than a noisy network gives. */
+  if (fabs (value) >= 100)
+    return g_strdup_printf (_("%.0f ms"), value);
+  if (fabs (value) >= 10)
+    return g_strdup_printf (_("%.1f ms"), value);
 
-  return relay_chart_format_ms (value);
+  return g_strdup_printf (_("%.2f ms"), value);
 }
 
 static char *
@@ -298,9 +303,9 @@ recompute (RelayCompareWindow *self)
                                              label_b, self->sides[1].session, b);
   }
 
-  /* Translators: which side is which: "A is …, 12 traces; B is …, 12 traces" */
   {
-    g_autofree char *status = g_strdup_printf (_("A is %s (%u traces); B is %s (%u traces)"),
+    /* Translators: which side is which: "A: this session: run 1 (12 traces) · B: …" */
+    g_autofree char *status = g_strdup_printf (_("A: %s (%u traces) · B: %s (%u traces)"),
                                                label_a, relay_comparison_get_n_traces (self->comparison, FALSE),
                                                label_b, relay_comparison_get_n_traces (self->comparison, TRUE));
 
@@ -346,19 +351,22 @@ recompute (RelayCompareWindow *self)
     }
 
   {
-    static const RelayMetric order[] = { RELAY_METRIC_TTFT, RELAY_METRIC_ITL, RELAY_METRIC_WAIT, RELAY_METRIC_TOTAL };
+    /* The questions people ask first: the first token, typical and slow, and the stream's
+     * stutter. The table has the rest. */
+    static const struct { RelayMetric metric; double percentile; } order[] = {
+      { RELAY_METRIC_TTFT, 50 }, { RELAY_METRIC_TTFT, 95 }, { RELAY_METRIC_ITL, 95 },
+    };
 
     for (guint i = 0; i < G_N_ELEMENTS (order); i++)
-      for (guint q = 0; q < 2; q++)
-        {
-          g_autofree char *sentence = relay_comparison_dup_verdict (self->comparison, order[i], q == 0 ? 50 : 95);
+      {
+        g_autofree char *sentence = relay_comparison_dup_verdict (self->comparison, order[i].metric, order[i].percentile);
 
-          if (sentence == NULL || sentence[0] == '\0')
-            continue;
-          if (verdicts->len > 0)
-            g_string_append_c (verdicts, '\n');
-          g_string_append (verdicts, sentence);
-        }
+        if (sentence == NULL || sentence[0] == '\0')
+          continue;
+        if (verdicts->len > 0)
+          g_string_append_c (verdicts, '\n');
+        g_string_append (verdicts, sentence);
+      }
   }
   self->verdict = g_string_free (g_steal_pointer (&verdicts), FALSE);
   gtk_label_set_text (self->verdict_label, self->verdict);
@@ -525,16 +533,23 @@ build_ui (RelayCompareWindow *self)
   self->results = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
   gtk_box_append (GTK_BOX (content), self->results);
 
-  gtk_box_append (GTK_BOX (self->results), wrap_label (&self->verdict_label, "title-4"));
+  gtk_box_append (GTK_BOX (self->results), wrap_label (&self->verdict_label, "heading"));
   gtk_box_append (GTK_BOX (self->results), wrap_label (&self->warning_label, "warning"));
 
   self->grid = GTK_GRID (gtk_grid_new ());
   gtk_grid_set_column_spacing (self->grid, 18);
   gtk_grid_set_row_spacing (self->grid, 6);
-  gtk_widget_add_css_class (GTK_WIDGET (self->grid), "card");
-  gtk_widget_set_margin_top (GTK_WIDGET (self->grid), 6);
-  g_object_set (self->grid, "margin-start", 0, NULL);
-  gtk_box_append (GTK_BOX (self->results), GTK_WIDGET (self->grid));
+  gtk_widget_set_margin_start (GTK_WIDGET (self->grid), 12);
+  gtk_widget_set_margin_end (GTK_WIDGET (self->grid), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (self->grid), 10);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->grid), 10);
+  {
+    GtkWidget *card = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+
+    gtk_widget_add_css_class (card, "card");
+    gtk_box_append (GTK_BOX (card), GTK_WIDGET (self->grid));
+    gtk_box_append (GTK_BOX (self->results), card);
+  }
 
   heading = gtk_label_new (_("Cumulative distributions: the further left a curve, the faster"));
   gtk_label_set_xalign (GTK_LABEL (heading), 0);
@@ -572,24 +587,12 @@ relay_compare_window_dispose (GObject *object)
 }
 
 static void
-relay_compare_window_finalize (GObject *object)
-{
-  RelayCompareWindow *self = RELAY_COMPARE_WINDOW (object);
-
-  g_clear_object (&self->sides[0].names);
-  g_clear_object (&self->sides[1].names);
-
-  G_OBJECT_CLASS (relay_compare_window_parent_class)->finalize (object);
-}
-
-static void
 relay_compare_window_class_init (RelayCompareWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = relay_compare_window_dispose;
-  object_class->finalize = relay_compare_window_finalize;
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
