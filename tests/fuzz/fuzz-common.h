@@ -35,7 +35,7 @@ LLVMFuzzerInitialize (int    *argc,
                       char ***argv)
 {
   g_log_set_default_handler (fuzz_log_handler, NULL);
-  /* Also where a log handler of GLib's own would be used. */
+  /* Also when a library sets a handler of its own for its log domain. */
   g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL);
   return 0;
 }
