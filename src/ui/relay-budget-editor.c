@@ -254,6 +254,8 @@ build_ui (RelayBudgetEditor *self)
   self->preset_row = ADW_COMBO_ROW (adw_combo_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->preset_row), _("Preset"));
   adw_combo_row_set_model (self->preset_row, G_LIST_MODEL (presets));
+  /* The selected name as the subtitle: the value column would cut it short. */
+  adw_combo_row_set_use_subtitle (self->preset_row, TRUE);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (general), GTK_WIDGET (self->preset_row));
 
   self->percentile_row = ADW_COMBO_ROW (adw_combo_row_new ());
@@ -291,6 +293,8 @@ build_ui (RelayBudgetEditor *self)
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (stages));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (allowances));
   gtk_widget_set_vexpand (page, TRUE);
+  /* Room for the longest preset and experiment names without ellipsis. */
+  gtk_widget_set_size_request (page, 600, 480);
   gtk_box_append (GTK_BOX (box), page);
   adw_window_set_content (ADW_WINDOW (self), box);
 

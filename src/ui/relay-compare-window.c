@@ -153,12 +153,14 @@ side_selector (Side *side)
 }
 
 static char *
-side_label (Side *side)
+side_label (RelayCompareWindow *self,
+            Side               *side)
 {
   GtkStringObject *item = gtk_drop_down_get_selected_item (side->dropdown);
   const char *choice = item != NULL ? gtk_string_object_get_string (item) : "";
 
-  if (side->label == NULL)
+  /* Two parts of one session are told apart by the part alone. */
+  if (side->label == NULL || self->sides[0].session == self->sides[1].session)
     return g_strdup (choice);
 
   return g_strdup_printf ("%s: %s", side->label, choice);
@@ -245,7 +247,8 @@ fill_cdf (RelayCompareWindow *self,
 
           g_array_append_val (points, last);
         }
-      relay_result_chart_add_series (chart, relay_comparison_get_label (self->comparison, s == 1), TRUE, FALSE,
+      /* The status line above says what A and B are; long names would not fit a legend. */
+      relay_result_chart_add_series (chart, s == 1 ? "B" : "A", TRUE, FALSE,
                                      (RelayExperimentPoint *) (gpointer) points->data, points->len);
     }
 }
@@ -277,8 +280,8 @@ recompute (RelayCompareWindow *self)
       return;
     }
 
-  label_a = side_label (&self->sides[0]);
-  label_b = side_label (&self->sides[1]);
+  label_a = side_label (self, &self->sides[0]);
+  label_b = side_label (self, &self->sides[1]);
 
   {
     g_autoptr(GPtrArray) a = relay_compare_select_traces (self->sides[0].session, side_selector (&self->sides[0]), &error);

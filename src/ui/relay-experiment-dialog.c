@@ -371,6 +371,7 @@ build_ui (RelayExperimentDialog *self)
   self->kind_row = ADW_COMBO_ROW (adw_combo_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->kind_row), _("Experiment"));
   adw_combo_row_set_model (self->kind_row, G_LIST_MODEL (kinds));
+  adw_combo_row_set_use_subtitle (self->kind_row, TRUE);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->kind_row));
 
   self->endpoint_row = ADW_COMBO_ROW (adw_combo_row_new ());
@@ -428,6 +429,8 @@ build_ui (RelayExperimentDialog *self)
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (self->race_group));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (params));
   gtk_widget_set_vexpand (page, TRUE);
+  /* Room for the longest preset and experiment names without ellipsis. */
+  gtk_widget_set_size_request (page, 620, 480);
   gtk_box_append (GTK_BOX (box), page);
   adw_window_set_content (ADW_WINDOW (self), box);
 
