@@ -15,6 +15,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "relay-budget-editor.h"
 #include "relay-stats.h"
 #include "relay-summary.h"
 #include "relay-waterfall-view.h"
@@ -602,6 +603,35 @@ relay_waterfall_view_describe_trace (RelayWaterfallView *self,
       g_autofree char *ttft = format_duration_us (relay_trace_get_mark (trace, RELAY_MARK_FIRST_TOKEN));
 
       g_string_append_printf (str, "\n%s: <tt>%s</tt>", _("Time to first token"), ttft);
+    }
+
+  /* The red outlines say that a stage is over its budget; the tooltip says which. */
+  if (relay_waterfall_painter_get_budget (self->painter) != NULL && relay_trace_is_finished (trace))
+    {
+      RelayBudget *budget = relay_waterfall_painter_get_budget (self->painter);
+      RelayBudgetItem items[RELAY_N_BUDGET_ITEMS];
+      guint n = relay_budget_trace_overruns (budget, trace, items, G_N_ELEMENTS (items));
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *line = NULL;
+
+          double value = relay_budget_trace_value (budget, trace, items[i]);
+          const char *unit = items[i] == RELAY_BUDGET_TOKENS_PER_S ? _("tokens/s") : _("ms");
+
+          /* ITL is judged by the largest gap, which the trace's value (its median) is not. */
+          if (items[i] == RELAY_BUDGET_ITL || isnan (value))
+            /* Translators: a trace's stage over its budget: the stage, its limit and unit */
+            line = g_strdup_printf (_("Over budget: %s (limit %.0f %s)"),
+                                    relay_budget_item_get_title (items[i]),
+                                    relay_budget_get_limit (budget, items[i]), unit);
+          else
+            /* Translators: a trace's stage over its budget: the stage, its value, the limit */
+            line = g_strdup_printf (_("Over budget: %s %.0f %s (limit %.0f %s)"),
+                                    relay_budget_item_get_title (items[i]), value, unit,
+                                    relay_budget_get_limit (budget, items[i]), unit);
+          g_string_append_printf (str, "\n<span foreground=\"#e01b24\">%s</span>", line);
+        }
     }
 
   if (!relay_trace_is_ok (trace))
