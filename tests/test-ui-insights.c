@@ -201,6 +201,24 @@ test_demo_findings_budget_exports (void)
   stored = relay_window_dup_budget (window);
   g_assert_cmpfloat (relay_budget_get_limit (stored, RELAY_BUDGET_TTFT), ==, 1);
 
+  /* The budget travels with the saved session. */
+  {
+    g_autofree char *path = g_build_filename (tmpdir, "demo.relayscope", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    RelayWindow *reopened;
+    g_autoptr(RelayBudget) loaded = NULL;
+
+    g_assert_true (relay_window_save_to_file (window, file, &error));
+    g_assert_no_error (error);
+    reopened = new_window ();
+    g_assert_true (relay_window_load_file (reopened, file, &error));
+    g_assert_no_error (error);
+    loaded = relay_window_dup_budget (reopened);
+    g_assert_cmpfloat (relay_budget_get_limit (loaded, RELAY_BUDGET_TTFT), ==, 1);
+    g_assert_cmpuint (relay_budget_view_get_n_overruns (relay_window_get_budget_view (reopened)), >, 0);
+    gtk_window_destroy (GTK_WINDOW (reopened));
+  }
+
   /* Exports: HAR reads back with every trace, CSV has a row per trace, the report is a PDF. */
   g_assert_true (relay_window_export_data (window, "har", har, &error));
   g_assert_no_error (error);
@@ -283,6 +301,24 @@ test_experiment_cold_warm (void)
   g_assert_cmpuint (strlen (result->headline), >, 10);
   g_assert_nonnull (relay_session_get_extra (relay_window_get_session (window), RELAY_EXPERIMENT_MEMBER));
   g_assert_cmpuint (g_list_model_get_n_items (relay_session_get_traces (relay_window_get_session (window))), >=, 4);
+
+  /* Saved and reopened, the session shows the experiment's answer again. */
+  {
+    g_autofree char *path = g_build_filename (tmpdir, "cold-warm.relayscope", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    RelayWindow *reopened;
+    RelayExperimentResult *again;
+
+    g_assert_true (relay_window_save_to_file (window, file, &error));
+    g_assert_no_error (error);
+    reopened = new_window ();
+    g_assert_true (relay_window_load_file (reopened, file, &error));
+    g_assert_no_error (error);
+    again = relay_findings_view_get_result (relay_window_get_findings_view (reopened));
+    g_assert_nonnull (again);
+    g_assert_cmpstr (again->headline, ==, result->headline);
+    gtk_window_destroy (GTK_WINDOW (reopened));
+  }
 
   /* The race needs two endpoints or more: the dialog's default (all of them) gives them. */
   dialog = relay_window_show_experiment_dialog (window, RELAY_EXPERIMENT_RACE);
