@@ -335,11 +335,13 @@ _relay_json_set_strv (JsonObject         *object,
   json_object_set_array_member (object, name, array);
 }
 
-/* A deep copy in which numbers that are not finite become null. json-glib reads a number
- * too large for a double (1e999) as infinity and writes it back as "inf", which no JSON
- * reader accepts: a kept member must never make the saved file one we cannot open. */
+/* A deep copy that json-glib 1.6 can write back as valid JSON. It reads a number too large
+ * for a double (1e999) as infinity and writes "inf"; it writes a double whose text has no
+ * '.' with ".0" appended, so 1e20 becomes "1e+20.0". Integral ones of those are kept as
+ * integers, the others as null: a kept member must never make the saved file one we
+ * cannot open. */
 static inline JsonNode *
-_relay_json_copy_finite (JsonNode *node)
+_relay_json_copy_writable (JsonNode *node)
 {
   JsonNode *copy;
 
@@ -354,7 +356,7 @@ _relay_json_copy_finite (JsonNode *node)
 
         json_object_iter_init_ordered (&iter, json_node_get_object (node));
         while (json_object_iter_next_ordered (&iter, &name, &member))
-          json_object_set_member (object, name, _relay_json_copy_finite (member));
+          json_object_set_member (object, name, _relay_json_copy_writable (member));
         copy = json_node_init_object (json_node_alloc (), object);
         json_object_unref (object);
         return copy;
@@ -367,15 +369,29 @@ _relay_json_copy_finite (JsonNode *node)
         JsonArray *elements = json_array_sized_new (n);
 
         for (guint i = 0; i < n; i++)
-          json_array_add_element (elements, _relay_json_copy_finite (json_array_get_element (array, i)));
+          json_array_add_element (elements, _relay_json_copy_writable (json_array_get_element (array, i)));
         copy = json_node_init_array (json_node_alloc (), elements);
         json_array_unref (elements);
         return copy;
       }
 
     case JSON_NODE_VALUE:
-      if (json_node_get_value_type (node) == G_TYPE_DOUBLE && !isfinite (json_node_get_double (node)))
-        return json_node_new (JSON_NODE_NULL);
+      if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+        {
+          double d = json_node_get_double (node);
+          char text[G_ASCII_DTOSTR_BUF_SIZE];
+
+          if (!isfinite (d))
+            return json_node_new (JSON_NODE_NULL);
+
+          g_ascii_dtostr (text, sizeof text, d);
+          if (strchr (text, '.') == NULL && strpbrk (text, "eE") != NULL)
+            {
+              if (d == floor (d) && fabs (d) < 9.2e18)
+                return json_node_init_int (json_node_alloc (), (gint64) d);
+              return json_node_new (JSON_NODE_NULL);
+            }
+        }
       return json_node_copy (node);
 
     case JSON_NODE_NULL:
@@ -404,7 +420,7 @@ _relay_json_collect_unknown (JsonObject         *object,
 
       if (extras == NULL)
         extras = json_object_new ();
-      json_object_set_member (extras, name, _relay_json_copy_finite (node));
+      json_object_set_member (extras, name, _relay_json_copy_writable (node));
     }
 
   return extras;
