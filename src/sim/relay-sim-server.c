@@ -306,10 +306,11 @@ respond_error (RelaySimServer    *self,
                const char        *code)
 {
   g_autofree char *body = error_body (dialect, status, message, code);
+  gsize length = strlen (body ? body : "");
 
   soup_server_message_set_status (msg, status, reason_phrase (status));
   soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE,
-                                    g_steal_pointer (&body), strlen (body ? body : ""));
+                                    g_steal_pointer (&body), length);
 }
 
 /* Streams: bookkeeping */
@@ -1171,6 +1172,7 @@ respond_complete (Stream *st,
                   gint64  now)
 {
   g_autofree char *body = NULL;
+  gsize length;
 
   switch (st->fault)
     {
@@ -1210,12 +1212,14 @@ respond_complete (Stream *st,
       break;
     }
 
-  /* Headers go out with the whole answer, so the server's time is all of it. */
+  /* Headers go out with the whole answer, so the server's time is all of it. The length
+   * is taken first: argument order is unspecified, and clang steals the pointer first. */
   st->t_headers = st->t_tail;
   set_response_headers (st, 200);
   soup_server_message_set_status (st->msg, 200, NULL);
+  length = strlen (body);
   soup_server_message_set_response (st->msg, "application/json", SOUP_MEMORY_TAKE,
-                                    g_steal_pointer (&body), strlen (body));
+                                    g_steal_pointer (&body), length);
   soup_server_message_unpause (st->msg);
   st->phase = PHASE_DONE;
 }
@@ -1688,6 +1692,7 @@ handle_models (RelaySimServer    *self,
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(GPtrArray) ids = g_ptr_array_new ();
   g_autofree char *body = NULL;
+  gsize length;
 
   if (self->profile.model != NULL)
     g_ptr_array_add (ids, self->profile.model);
@@ -1719,9 +1724,10 @@ handle_models (RelaySimServer    *self,
   json_builder_end_object (b);
 
   body = builder_to_string (b);
+  length = strlen (body);
   soup_server_message_set_status (msg, 200, NULL);
   soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_TAKE,
-                                    g_steal_pointer (&body), strlen (body));
+                                    g_steal_pointer (&body), length);
 }
 
 static gboolean
