@@ -25,6 +25,7 @@
 #define POST_INTERVAL_US   (20 * 1000)
 #define DONE_GRACE_MS      2000
 #define MAX_LANES          1024
+#define RAW_EVENTS_KEPT    32     /* as many as RelayTrace keeps */
 
 struct _RelayProber
 {
@@ -504,6 +505,44 @@ probe_free (Probe *probe)
   g_free (probe);
 }
 
+/* Some servers quote the key they refused ("Incorrect API key provided: sk-…"), whole or
+ * masked: whatever comes from the server is cleaned of the key, and of any token that starts
+ * like it, before it is kept anywhere. Returns a new string, or NULL when text is clean. */
+static char *
+redact_key (const char *text,
+            const char *key)
+{
+  g_autoptr(GString) out = NULL;
+  gsize key_len, prefix_len;
+  const char *p;
+
+  if (text == NULL || key == NULL || (key_len = strlen (key)) < 8)
+    return NULL;
+  prefix_len = MIN (key_len, 12);
+  if (memmem (text, strlen (text), key, prefix_len) == NULL)
+    return NULL;
+
+  for (p = text; *p != '\0'; )
+    {
+      if (strncmp (p, key, prefix_len) == 0)
+        {
+          if (out == NULL)
+            out = g_string_new_len (text, p - text);
+          g_string_append (out, "[redacted]");
+          if (strncmp (p, key, key_len) == 0)
+            p += key_len;
+          while (*p != '\0' && !g_ascii_isspace (*p) && strchr ("\"',;)}]<>", *p) == NULL)
+            p++;
+          continue;
+        }
+      if (out != NULL)
+        g_string_append_c (out, *p);
+      p++;
+    }
+
+  return out != NULL ? g_string_free (g_steal_pointer (&out), FALSE) : NULL;
+}
+
 static void
 probe_fail (Probe           *probe,
             RelayErrorStage  stage,
@@ -514,7 +553,11 @@ probe_fail (Probe           *probe,
   if (relay_trace_get_error_stage (probe->shadow) != RELAY_ERROR_STAGE_NONE)
     return;
 
-  relay_trace_set_error (probe->shadow, stage, kind, message);
+  {
+    g_autofree char *clean = redact_key (message, probe->job->endpoint->key);
+
+    relay_trace_set_error (probe->shadow, stage, kind, clean != NULL ? clean : message);
+  }
 }
 
 static const char *
@@ -767,7 +810,11 @@ probe_record_response (Probe *probe)
       g_autofree char *lower = g_ascii_strdown (name, -1);
 
       if (is_latency_header (lower))
-        relay_trace_add_server_header (probe->shadow, lower, value);
+        {
+          g_autofree char *clean = redact_key (value, probe->job->endpoint->key);
+
+          relay_trace_add_server_header (probe->shadow, lower, clean != NULL ? clean : value);
+        }
     }
 }
 
@@ -874,9 +921,15 @@ on_sse_event (const char *event_type,
   if (!relay_trace_has_mark (probe->shadow, RELAY_MARK_FIRST_EVENT))
     relay_trace_set_mark (probe->shadow, RELAY_MARK_FIRST_EVENT, t);
 
-  relay_trace_add_raw_event (probe->shadow,
-                             strcmp (event_type, "message") == 0 ? NULL : event_type,
-                             data);
+  /* The trace keeps only the first events; do not clean what it would drop. */
+  if (relay_sse_parser_get_n_events (probe->parser) <= RAW_EVENTS_KEPT)
+    {
+      g_autofree char *clean = redact_key (data, probe->job->endpoint->key);
+
+      relay_trace_add_raw_event (probe->shadow,
+                                 strcmp (event_type, "message") == 0 ? NULL : event_type,
+                                 clean != NULL ? clean : data);
+    }
 
   if (!relay_dialect_parse_event (api, event_type, data, data_len, &event, &error))
     {
