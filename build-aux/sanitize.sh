@@ -41,11 +41,13 @@ if [ $# -gt 0 ]; then
   exit
 fi
 
-# Engine, simulated relay, CLI and charts, leaks included. fast_unwind_on_malloc=0: GLib
-# has no frame pointers, so a leak report would otherwise stop at g_malloc and name
-# nothing of ours.
+# Engine, simulated relay, CLI and charts, leaks included; the checks of data files,
+# translations and style run no code of ours and are left to the main run.
+# fast_unwind_on_malloc=0: GLib has no frame pointers, so a leak report would otherwise
+# stop at g_malloc and name nothing of ours.
 ASAN_OPTIONS=${ASAN_OPTIONS:-$asan_base:fast_unwind_on_malloc=0} \
-  meson test -C "$builddir" --no-rebuild --print-errorlogs --timeout-multiplier 3 --no-suite gui
+  meson test -C "$builddir" --no-rebuild --print-errorlogs --timeout-multiplier 3 \
+    --no-suite gui --no-suite data --no-suite po --no-suite style
 status=$?
 
 # The GUI tests: memory errors and undefined behaviour, and G_DEBUG=fatal-criticals from
