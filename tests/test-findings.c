@@ -142,7 +142,15 @@ assert_findings (GPtrArray          *findings,
         }
 
       if (!g_ptr_array_find_with_equal_func (expected, finding->id, g_str_equal, NULL))
-        g_error ("unexpected finding %s: %s", finding->id, finding->summary);
+        {
+          /* Under sanitizers the client's own TLS and DNS work is many times slower: those
+           * findings are then true of the measurement, not of the relay. */
+          if (g_strcmp0 (g_getenv ("RELAYSCOPE_TIMING_TESTS"), "0") == 0 &&
+              (g_strcmp0 (finding->id, RELAY_FINDING_SLOW_TLS) == 0 ||
+               g_strcmp0 (finding->id, RELAY_FINDING_SLOW_DNS) == 0))
+            continue;
+          g_error ("unexpected finding %s: %s", finding->id, finding->summary);
+        }
     }
 
   for (guint i = 0; i < expected->len; i++)

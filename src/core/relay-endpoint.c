@@ -439,8 +439,8 @@ relay_endpoint_dup_request_url (RelayEndpoint *self)
  * them in many ways (Authorization, x-api-key, Azure's api-key, Google's x-goog-api-key,
  * a relay's X-Auth-Token, a cookie), so any name that says it holds one counts: leaving a
  * harmless header out of the file costs far less than writing a key into it. */
-static gboolean
-is_secret_header (const char *header)
+gboolean
+relay_header_is_secret (const char *header)
 {
   static const char * const words[] = { "auth", "key", "token", "secret", "cookie", "password" };
   const char *colon = strchr (header, ':');
@@ -473,7 +473,7 @@ relay_endpoint_to_json (RelayEndpoint *self)
   headers = json_array_new ();
   for (guint i = 0; self->headers[i] != NULL; i++)
     {
-      if (is_secret_header (self->headers[i]))
+      if (relay_header_is_secret (self->headers[i]))
         {
           g_warning ("Not saving a credential header of endpoint “%s”",
                      self->name ? self->name : "");

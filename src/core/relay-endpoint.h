@@ -62,6 +62,10 @@ const char         *relay_endpoint_get_effective_key_env (RelayEndpoint *self);
 /* The full URL of the streaming request (base URL + dialect path). */
 char               *relay_endpoint_dup_request_url (RelayEndpoint *self);
 
+/* TRUE for a header ("Name" or "Name: value") that may carry a credential: its name says
+ * auth, key, token, secret, cookie or password. Such headers never reach a file. */
+gboolean            relay_header_is_secret        (const char     *header);
+
 /* Serialisation; never contains a secret. Unknown members are kept. */
 JsonNode           *relay_endpoint_to_json        (RelayEndpoint  *self);
 RelayEndpoint      *relay_endpoint_new_from_json  (JsonNode       *node,

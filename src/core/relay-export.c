@@ -387,14 +387,6 @@ relay_export_request_url (RelaySession  *session,
   return relay_endpoint_dup_request_url (endpoint);
 }
 
-static gboolean
-is_secret_header (const char *name)
-{
-  return g_ascii_strcasecmp (name, "Authorization") == 0 ||
-         g_ascii_strcasecmp (name, "x-api-key") == 0 ||
-         g_ascii_strcasecmp (name, "Proxy-Authorization") == 0;
-}
-
 static void
 replace_header (GPtrArray  *pairs,
                 const char *name,
@@ -457,7 +449,7 @@ relay_export_request_headers (RelaySession  *session,
         continue;
       name = g_strstrip (g_strndup (extra[i], colon - extra[i]));
       value = g_strstrip (g_strdup (colon + 1));
-      if (is_secret_header (name))
+      if (relay_header_is_secret (name))
         {
           /* Whatever the user typed there is a credential: keep only its shape. */
           if (g_ascii_strncasecmp (value, "Bearer ", 7) == 0 && strncmp (key_value, "Bearer ", 7) != 0)
@@ -536,7 +528,7 @@ relay_export_curl_command (RelaySession  *session,
       g_autofree char *line = g_strdup_printf ("%s: %s", headers[i], headers[i + 1]);
 
       g_string_append (out, " \\\n  -H ");
-      if (is_secret_header (headers[i]))
+      if (relay_header_is_secret (headers[i]))
         {
           /* Double quotes so the shell expands the variable; the rest of the line is a fixed
            * header name and the reference, which need no escaping. */
