@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "relay-application.h"
+#include "relay-test-ui.h"
 #include "relay-window.h"
 
 #define RUN_TIMEOUT_S 60
@@ -159,53 +160,19 @@ test_demo_run (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int   argc,
       char *argv[])
 {
-  g_autofree char *config = NULL;
   int status;
 
-  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
-    {
-      g_print ("1..0 # SKIP no display (run under Xvfb)\n");
-      return 0;
-    }
-
-  tmpdir = g_dir_make_tmp ("relayscope-ui-demo-XXXXXX", NULL);
-  g_assert_nonnull (tmpdir);
-  config = g_build_filename (tmpdir, "config", NULL);
-
-  g_setenv ("GSETTINGS_SCHEMA_DIR", RELAYSCOPE_SCHEMA_DIR, TRUE);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
-  g_setenv ("XDG_DATA_HOME", tmpdir, TRUE);
-  g_setenv ("GTK_A11Y", "none", TRUE);
+  if ((tmpdir = relay_test_ui_prepare ("demo")) == NULL)
+    return 0;
 
   gtk_test_init (&argc, &argv, NULL);
   g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR);
 
-  app = relay_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = relay_test_ui_app_new ();
 
   g_test_add_func ("/ui/demo/run", test_demo_run);
 
