@@ -934,8 +934,9 @@ on_sse_event (const char *event_type,
   if (!relay_dialect_parse_event (api, event_type, data, data_len, &event, &error))
     {
       g_autofree char *message =
-        g_strdup_printf (_("Event %" G_GUINT64_FORMAT " of the stream could not be read: %s"),
-                         relay_sse_parser_get_n_events (probe->parser), error->message);
+        g_strdup_printf (_("Event %u of the stream could not be read: %s"),
+                         (guint) MIN (relay_sse_parser_get_n_events (probe->parser), G_MAXUINT),
+                         error->message);
       probe_fail (probe, RELAY_ERROR_STAGE_PARSE, "malformed", message);
       probe->stop_reading = TRUE;
       return FALSE;
