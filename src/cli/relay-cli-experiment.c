@@ -15,12 +15,12 @@
 
 #include "relay-cli.h"
 #include "relay-cli-experiment.h"
+#include "relay-cli-private.h"
 #include "relay-experiment.h"
 #include "relay-findings.h"
 #include "relay-prober.h"
 #include "relay-sim-demo.h"
 
-#define DEMO_KEY "demo-key"
 
 typedef struct
 {
@@ -54,22 +54,6 @@ print_list (void)
       g_print ("  %-14s %s\n", "", relay_experiment_kind_get_description (i));
     }
   g_print ("\n%s\n", _("“relayscope-cli experiment NAME --help” lists the options."));
-}
-
-static char *
-key_func (RelayEndpoint *endpoint,
-          gpointer       user_data)
-{
-  const char *value;
-
-  if (relay_endpoint_get_simulated (endpoint))
-    return g_strdup (DEMO_KEY);
-
-  value = g_getenv (relay_endpoint_get_effective_key_env (endpoint));
-  if (value == NULL || value[0] == '\0')
-    return NULL;
-
-  return g_strdup (value);
 }
 
 static char *
@@ -599,7 +583,7 @@ relay_cli_experiment (int    argc,
     relay_session_set_title (session, title);
   }
 
-  relay_prober_set_key_func (prober, key_func, NULL, NULL);
+  relay_prober_set_key_func (prober, _relay_cli_key_func, NULL, NULL);
 
   loop = g_main_loop_new (NULL, FALSE);
   state.loop = loop;

@@ -38,4 +38,9 @@ int            _relay_cli_export        (int           argc,
 int            _relay_cli_curl          (int           argc,
                                          char        **argv);
 
+/* The CLI's key lookup: the endpoint's environment variable, a dummy key for the
+ * simulated relays. Runs on the prober's thread. */
+char          *_relay_cli_key_func      (RelayEndpoint *endpoint,
+                                         gpointer       user_data);
+
 G_END_DECLS

@@ -43,9 +43,9 @@ _relay_cli_usage_error (const char *command,
 
 #define usage_error _relay_cli_usage_error
 
-static char *
-key_func (RelayEndpoint *endpoint,
-          gpointer       user_data)
+char *
+_relay_cli_key_func (RelayEndpoint *endpoint,
+                     gpointer       user_data)
 {
   const char *value;
 
@@ -512,7 +512,7 @@ cmd_probe (int       argc,
 
   relay_session_set_title (session, title);
 
-  relay_prober_set_key_func (prober, key_func, NULL, NULL);
+  relay_prober_set_key_func (prober, _relay_cli_key_func, NULL, NULL);
 
   loop = g_main_loop_new (NULL, FALSE);
   state.loop = loop;

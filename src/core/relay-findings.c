@@ -205,18 +205,10 @@ static double
 percentile_of (GArray *values,
                double  q)
 {
-  g_autofree double *copy = NULL;
-  RelayStats stats;
-
-  if (values == NULL || values->len == 0)
+  if (values == NULL)
     return NAN;
 
-  copy = g_memdup2 (values->data, values->len * sizeof (double));
-  relay_stats_compute (copy, values->len, &stats);
-  if (stats.n == 0)
-    return NAN;
-
-  return relay_stats_percentile (copy, stats.n, q);
+  return relay_stats_percentile_of ((const double *) (gpointer) values->data, values->len, q);
 }
 
 static double

@@ -522,3 +522,22 @@ relay_stats_wilcoxon_signed_rank (const double  *differences,
 
   return TRUE;
 }
+
+double
+relay_stats_percentile_of (const double *values,
+                           guint         n,
+                           double        q)
+{
+  g_autofree double *copy = NULL;
+  RelayStats stats;
+
+  if (values == NULL || n == 0)
+    return NAN;
+
+  copy = g_memdup2 (values, n * sizeof (double));
+  relay_stats_compute (copy, n, &stats);
+  if (stats.n == 0)
+    return NAN;
+
+  return relay_stats_percentile (copy, stats.n, q);
+}

@@ -28,6 +28,10 @@ typedef struct
 void    relay_stats_compute     (double       *values,
                                  guint         n,
                                  RelayStats   *stats);
+/* Percentile q of unsorted values (left as they are; NaN values skipped); NAN when none. */
+double  relay_stats_percentile_of (const double *values,
+                                   guint         n,
+                                   double        q);
 /* Percentile q in [0, 100] of a sorted array; NAN when n == 0. */
 double  relay_stats_percentile  (const double *sorted,
                                  guint         n,
